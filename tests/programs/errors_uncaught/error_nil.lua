@@ -1,0 +1,3 @@
+-- An uncaught error(nil).
+print("raising nil")
+error(nil)

@@ -1,0 +1,3 @@
+-- An uncaught error whose value is a table without __tostring.
+print("raising a table")
+error({code = 42})

@@ -1,0 +1,2 @@
+-- A module that raises an error while loading.
+error("failing module refuses to load")

@@ -1,0 +1,2 @@
+-- An unknown local attribute.
+local x <readonly> = 1

@@ -1,0 +1,3 @@
+-- An escape sequence that does not exist.
+local ok = "fine\n"
+local bad = "bad \q escape"

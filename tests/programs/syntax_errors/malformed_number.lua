@@ -1,0 +1,3 @@
+-- A number immediately followed by letters.
+local n = 3x
+print(n)

@@ -1,0 +1,5 @@
+-- repeat without until.
+local i = 0
+repeat
+  i = i + 1
+print(i)

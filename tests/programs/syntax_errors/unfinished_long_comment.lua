@@ -1,0 +1,4 @@
+-- A long comment that never ends.
+print("before")
+--[[ this comment
+never ends

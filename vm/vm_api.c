@@ -1,0 +1,383 @@
+/* vm_api.c: the stack API for C functions (vm_lib.h), argument checks, library
+ * registration, loading chunks, and the embedding API (vm_api.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vm_api.h"
+#include "vm_bytecode.h"
+#include "vm_compile.h"
+#include "vm_debug.h"
+#include "vm_do.h"
+#include "vm_lib.h"
+
+static const Value nilvalue = {{0}, VT_NIL};
+
+/* ======================================================================
+ * Stack
+ * ====================================================================== */
+
+int vm_gettop(State *S) { return (int)(S->top - (S->ci->func + 1)); }
+
+Value *vm_at(State *S, int idx) {
+    Value *p = S->ci->func + idx;
+    if (idx <= 0 || p >= S->top) return (Value *)&nilvalue;
+    return p;
+}
+
+void vm_checkstack(State *S, int n) {
+    vm_checkstack_fast(S, n);
+    if (S->ci->top < S->top + n) S->ci->top = S->top + n;
+}
+
+void vm_settop(State *S, int idx) {
+    Value *nt = S->ci->func + 1 + idx;
+    if (nt > S->top) {
+        vm_checkstack(S, (int)(nt - S->top));
+        nt = S->ci->func + 1 + idx;
+        while (S->top < nt) (S->top++)->tt = VT_NIL;
+    } else {
+        S->top = nt;
+    }
+}
+
+void vm_push(State *S, Value v) {
+    if (S->top >= S->ci->top) vm_checkstack(S, VM_MINSTACK);
+    *S->top++ = v;
+}
+
+void vm_pushnil(State *S) { vm_push(S, vm_nil()); }
+void vm_pushbool(State *S, bool b) { vm_push(S, vm_bool(b)); }
+void vm_pushint(State *S, vm_Integer i) { vm_push(S, vm_int(i)); }
+void vm_pushfloat(State *S, vm_Number n) { vm_push(S, vm_float(n)); }
+
+String *vm_pushstr(State *S, const char *s, size_t len) {
+    String *str = vm_string_new(S, s, len);
+    vm_push(S, vm_str(str));
+    return str;
+}
+
+String *vm_pushcstr(State *S, const char *s) { return vm_pushstr(S, s, strlen(s)); }
+
+String *vm_pushfstring(State *S, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    String *s = vm_vformat(S, fmt, ap);
+    va_end(ap);
+    vm_push(S, vm_str(s));
+    return s;
+}
+
+void vm_pop(State *S, int n) { S->top -= n; }
+
+void vm_insert(State *S, int idx) {
+    Value *p = S->ci->func + idx;
+    Value v = S->top[-1];
+    for (Value *q = S->top - 1; q > p; q--) *q = q[-1];
+    *p = v;
+}
+
+void vm_remove(State *S, int idx) {
+    Value *p = S->ci->func + idx;
+    for (; p + 1 < S->top; p++) *p = p[1];
+    S->top--;
+}
+
+/* ======================================================================
+ * Argument errors and checks
+ * ====================================================================== */
+
+static const char *current_fname(State *S) {
+    const Value *f = S->ci->func;
+    if (f->tt == VT_CFUNC && f->u.cf->name) return f->u.cf->name;
+    return "?";
+}
+
+_Noreturn void vm_arg_error(State *S, int arg, const char *extramsg) {
+    vm_error(S, "bad argument #%d to '%s' (%s)", arg, current_fname(S), extramsg);
+}
+
+_Noreturn void vm_type_error(State *S, int arg, const char *expected) {
+    const char *got;
+    if (arg > vm_gettop(S))
+        got = "no value";
+    else if (vm_at(S, arg)->tt == VT_LIGHTUD)
+        got = "light userdata";
+    else
+        got = vm_objtypename(S, vm_at(S, arg));
+    char msg[200];
+    snprintf(msg, sizeof msg, "%.60s expected, got %.60s", expected, got);
+    vm_arg_error(S, arg, msg);
+}
+
+void vm_check_any(State *S, int arg) {
+    if (arg > vm_gettop(S)) vm_arg_error(S, arg, "value expected");
+}
+
+vm_Integer vm_check_integer(State *S, int arg) {
+    const Value *v = vm_at(S, arg);
+    if (v->tt == VT_INT) return v->u.i;
+    vm_Integer i;
+    if (vm_tointeger(v, &i)) return i;
+    Value n;
+    if (vm_tonumber(v, &n)) vm_arg_error(S, arg, "number has no integer representation");
+    vm_type_error(S, arg, "number");
+}
+
+vm_Number vm_check_number(State *S, int arg) {
+    const Value *v = vm_at(S, arg);
+    if (v->tt == VT_FLOAT) return v->u.n;
+    if (v->tt == VT_INT) return (vm_Number)v->u.i;
+    Value n;
+    if (vm_tonumber(v, &n)) return vm_numval(&n);
+    vm_type_error(S, arg, "number");
+}
+
+String *vm_check_string(State *S, int arg) {
+    Value *v = vm_at(S, arg);
+    if (v->tt == VT_STR) return v->u.s;
+    if (vm_isnumber(v)) {
+        String *s = vm_number_tostring(S, v);
+        v = vm_at(S, arg);
+        *v = vm_str(s);
+        return s;
+    }
+    vm_type_error(S, arg, "string");
+}
+
+Table *vm_check_table(State *S, int arg) {
+    const Value *v = vm_at(S, arg);
+    if (v->tt != VT_TABLE) vm_type_error(S, arg, "table");
+    return v->u.t;
+}
+
+void vm_check_type(State *S, int arg, ValueTag t) {
+    const Value *v = vm_at(S, arg);
+    bool ok = v->tt == (uint32_t)t || ((t == VT_LFUNC || t == VT_CFUNC) && vm_isfunction(v)) ||
+              ((t == VT_TRUE || t == VT_FALSE) && vm_isbool(v));
+    if (!ok) {
+        Value proto;
+        proto.tt = t;
+        proto.u.p = NULL;
+        if (arg > vm_gettop(S) && t != VT_NIL) vm_type_error(S, arg, vm_typename(&proto));
+        vm_type_error(S, arg, vm_typename(&proto));
+    }
+}
+
+vm_Integer vm_opt_integer(State *S, int arg, vm_Integer def) {
+    return vm_isnil(vm_at(S, arg)) ? def : vm_check_integer(S, arg);
+}
+
+vm_Number vm_opt_number(State *S, int arg, vm_Number def) {
+    return vm_isnil(vm_at(S, arg)) ? def : vm_check_number(S, arg);
+}
+
+String *vm_opt_string(State *S, int arg, String *def) {
+    return vm_isnil(vm_at(S, arg)) ? def : vm_check_string(S, arg);
+}
+
+/* ======================================================================
+ * Functions, libraries, globals
+ * ====================================================================== */
+
+CClosure *vm_newcfunction(State *S, CFunction f, const char *name, int nupvals) {
+    CClosure *c = vm_alloc(S, sizeof(CClosure) + (size_t)nupvals * sizeof(Value));
+    c->h.type = VT_CFUNC;
+    c->h.extra = (uint16_t)nupvals;
+    c->f = f;
+    c->name = name;
+    return c;
+}
+
+Table *vm_newlib(State *S, const LibReg *funcs) {
+    int n = 0;
+    while (funcs[n].name) n++;
+    Table *t = vm_table_new(S, 0, (uint32_t)n);
+    for (const LibReg *r = funcs; r->name; r++) vm_setfield(S, t, r->name, vm_cfunc(vm_newcfunction(S, r->f, r->name, 0)));
+    return t;
+}
+
+void vm_setfield(State *S, Table *t, const char *k, Value v) { vm_table_setstr(S, t, vm_string_newc(S, k), &v); }
+
+void vm_setglobal(State *S, const char *name, Value v) { vm_setfield(S, S->g->globals, name, v); }
+
+Value vm_getglobal(State *S, const char *name) {
+    return *vm_table_getstr(S->g->globals, vm_string_newc(S, name));
+}
+
+Value *vm_upvalue(State *S, int i) { return &S->ci->func->u.cf->upvals[i - 1]; }
+
+Userdata *vm_newuserdata(State *S, size_t size, Table *meta, bool scanned) {
+    Userdata *u = vm_alloc(S, sizeof(Userdata) + (scanned ? size : 0));
+    u->h.type = VT_USERDATA;
+    u->meta = meta;
+    u->size = size;
+    u->uv = vm_nil();
+    if (scanned)
+        u->data = u->payload;
+    else
+        u->data = vm_alloc_leaf(S, size ? size : 1);
+    return u;
+}
+
+/* ======================================================================
+ * Loading
+ * ====================================================================== */
+
+/* Last syntax error of vm_load on this thread, for the command line's file:line:col. */
+static _Thread_local CompileError last_compile_error;
+static _Thread_local bool have_compile_error;
+
+bool vm_last_compile_error(int *line, int *col, const char **msg) {
+    if (!have_compile_error) return false;
+    *line = last_compile_error.line;
+    *col = last_compile_error.col;
+    *msg = last_compile_error.msg;
+    return true;
+}
+
+/* Closure for a main-chunk prototype with _ENV set. */
+static void push_main_closure(State *S, Proto *p, const Value *env) {
+    LClosure *cl = vm_newlclosure(S, p);
+    for (int i = 0; i < p->nupvals; i++) {
+        UpVal *uv = vm_alloc(S, sizeof(UpVal));
+        uv->v = &uv->closed;
+        uv->closed = (i == 0) ? (env ? *env : vm_table(S->g->globals)) : vm_nil();
+        cl->upvals[i] = uv;
+    }
+    vm_push(S, vm_lfunc(cl));
+}
+
+int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const Value *env,
+            bool allow_binary) {
+    have_compile_error = false;
+    Value envv = env ? *env : vm_table(S->g->globals);
+    if (len >= VM_BC_SIGLEN && memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) == 0) {
+        char id[128];
+        vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
+        if (!allow_binary) {
+            vm_pushfstring(S, "attempt to load a binary chunk (mode is 't')");
+            return VM_ERRSYNTAX;
+        }
+        char why[256];
+        Proto *p = vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why);
+        if (p == NULL) {
+            vm_pushfstring(S, "%s: bad bytecode: %s", id, why);
+            return VM_ERRSYNTAX;
+        }
+        push_main_closure(S, p, &envv);
+        return VM_OK;
+    }
+    CompileError err;
+    Proto *p = vm_compile(S, buf, len, chunkname, &err);
+    if (p == NULL) {
+        char id[128];
+        vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
+        last_compile_error = err;
+        have_compile_error = true;
+        vm_pushfstring(S, "%s:%d: %s", id, err.line, err.msg);
+        return VM_ERRSYNTAX;
+    }
+    push_main_closure(S, p, &envv);
+    return VM_OK;
+}
+
+/* ======================================================================
+ * Embedding API
+ * ====================================================================== */
+
+static char lasterror[4096];
+
+const char *vm_last_error(State *S) {
+    (void)S;
+    return lasterror;
+}
+
+static void set_lasterror(State *S, const Value *v) {
+    if (v->tt == VT_STR)
+        snprintf(lasterror, sizeof lasterror, "%s", v->u.s->data);
+    else if (vm_isnumber(v)) {
+        char buf[VM_NUMBUF];
+        vm_number2str(v, buf);
+        snprintf(lasterror, sizeof lasterror, "%s", buf);
+    } else if (v->tt == VT_NIL)
+        snprintf(lasterror, sizeof lasterror, "nil");
+    else
+        snprintf(lasterror, sizeof lasterror, "(error object is a %s value)", vm_typename(v));
+}
+
+/* Message handler of vm_run_buffer: error object to string plus traceback. */
+static int msghandler(State *S) {
+    Value *e = vm_at(S, 1);
+    String *msg;
+    if (e->tt == VT_STR)
+        msg = e->u.s;
+    else if (vm_isnumber(e))
+        msg = vm_number_tostring(S, e);
+    else {
+        Table *mt = vm_metatable_of(S, e);
+        if (mt && !vm_isnil(vm_table_getstr(mt, S->g->tmname[TM_TOSTRING])))
+            msg = vm_tostring(S, e);
+        else
+            msg = vm_string_newc(S, e->tt == VT_NIL ? "nil" : "");
+        if (msg->len == 0 || e->tt == VT_NIL) {
+            char buf[120];
+            snprintf(buf, sizeof buf, "(error object is a %s value)", vm_typename(e));
+            msg = vm_string_newc(S, buf);
+        }
+    }
+    String *tb = vm_traceback(S, msg->data, 1);
+    vm_push(S, vm_str(tb));
+    return 1;
+}
+
+typedef struct RunArgs {
+    const char *buf;
+    size_t len;
+    const char *chunkname;
+    int nargs;
+    char **args;
+    int status;
+} RunArgs;
+
+static void f_run(State *S, void *ud) {
+    RunArgs *r = ud;
+    vm_push(S, vm_cfunc(vm_newcfunction(S, msghandler, "msghandler", 0)));
+    ptrdiff_t h = vm_savestack(S, S->top - 1);
+    int st = vm_load(S, r->buf, r->len, r->chunkname, NULL, true);
+    if (st != VM_OK) {
+        r->status = st;
+        S->errval = S->top[-1];
+        vm_throw(S, st);
+    }
+    for (int i = 0; i < r->nargs; i++) vm_pushcstr(S, r->args[i]);
+    r->status = vm_pcall_msgh(S, r->nargs, 0, h);
+    if (r->status != VM_OK) {
+        S->errval = S->top[-1];
+        vm_throw(S, r->status);
+    }
+}
+
+int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, int nargs,
+                  char **args, char **traceback) {
+    RunArgs r = {buf, len, chunkname, nargs, args, VM_OK};
+    int status = vm_protect(S, f_run, &r);
+    if (traceback) *traceback = NULL;
+    if (status != VM_OK) {
+        Value e = S->top[-1];
+        if (status == VM_ERRRUN && e.tt == VT_STR) {
+            /* The handler appended the traceback: split message and traceback. */
+            const char *s = e.u.s->data;
+            const char *tb = strstr(s, "\nstack traceback:\n");
+            if (tb != NULL) {
+                snprintf(lasterror, sizeof lasterror, "%.*s", (int)(tb - s), s);
+                if (traceback) *traceback = strdup(tb + 1);
+            } else {
+                set_lasterror(S, &e);
+            }
+        } else {
+            set_lasterror(S, &e);
+        }
+        S->top--;
+    }
+    return status;
+}

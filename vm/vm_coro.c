@@ -1,0 +1,314 @@
+/* vm_coro.c: coroutines, each running on a C stack of its own, and the coroutine library.
+ *
+ * Why separate C stacks: a coroutine may yield from anywhere, including from inside a
+ * metamethod or a pcall called by C code; with a stack of its own, yield is a plain context
+ * switch and every C frame in between simply waits (Lua instead needs continuations for
+ * every C function that can be crossed by a yield). Green threads will use the same switch.
+ *
+ * The C stack of a coroutine is a scanned GC block owned by its State (cstack): while the
+ * coroutine is suspended its frames are traced through that block, exactly as long as the
+ * coroutine is reachable, and the block is freed with it. While it runs, the collector's
+ * notion of the thread's stack bottom is moved to the block's end (gc_set_stack) and the
+ * dormant native stack is scanned from its saved stack pointer (gc_note_native_sp). Both
+ * change with the allocator lock held (gc_switch_begin/end), so no collection sees a stack
+ * pointer and a stack bottom from different stacks. */
+#include <stdio.h>
+
+#include "gc_api.h"
+#include "vm_debug.h"
+#include "vm_do.h"
+#include "vm_lib.h"
+
+/* Size of a coroutine's C stack. Deep C recursion inside a coroutine (metamethods calling
+ * metamethods) stops with "C stack overflow" VM_CSTACK_SLACK bytes before the end, which
+ * leaves room for library functions and the collector's suspend signal handler (about
+ * 3.4 KB of kernel frame on this machine, see the dependency notes). */
+#define VM_CSTACK_SIZE (192 * 1024)
+#define VM_CSTACK_SLACK (40 * 1024)
+
+/* void vm_ctx_switch(void **save_sp, void *new_sp): save the callee-saved registers on the
+ * current stack, store the stack pointer in *save_sp, load new_sp and restore the registers
+ * saved there (x86-64 System V). */
+__asm__(".text\n"
+        ".globl vm_ctx_switch\n"
+        ".type vm_ctx_switch,@function\n"
+        "vm_ctx_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size vm_ctx_switch, .-vm_ctx_switch\n");
+void vm_ctx_switch(void **save_sp, void *new_sp);
+
+/* The coroutine a fresh C stack starts with (set just before the first switch to it). */
+static _Thread_local State *starting;
+
+static void *stack_hi(State *S) {
+    return S->cstack ? (char *)S->cstack + S->cstacksize : gc_native_stack_hi();
+}
+
+/* Switch the running native thread from [from]'s C stack to [to]'s. Returns when some
+ * coroutine switches back to [from]. */
+static void switch_to(State *from, State *to) {
+    gc_switch_begin();
+    gc_set_stack(stack_hi(to));
+    if (from->cstack == NULL) gc_note_native_sp(&from->csp);
+    if (to->cstack == NULL) gc_note_native_sp(NULL);
+    vm_ctx_switch(&from->csp, to->csp);
+    gc_switch_end();
+}
+
+/* ======================================================================
+ * Coroutine body
+ * ====================================================================== */
+
+static void f_body(State *co, void *ud) {
+    (void)ud;
+    vm_call_value(co, co->stack + 1, VM_MULTRET);
+}
+
+static void f_closeall(State *co, void *ud) {
+    (void)ud;
+    Value err = co->errval;
+    vm_close(co, co->stack + 1, &err);
+}
+
+static _Noreturn void coro_entry(void) {
+    gc_switch_end(); /* the switch that started us still held the lock */
+    State *co = starting;
+    int status = vm_rawrunprotected(co, f_body, NULL);
+    if (status == VM_OK) {
+        co->nxfer = (int)(co->top - (co->stack + 1));
+    } else {
+        /* Close what the coroutine left open; an error in a __close replaces the error. */
+        co->ci = &co->base_ci;
+        int st;
+        while ((st = vm_rawrunprotected(co, f_closeall, NULL)) != VM_OK) {
+            co->ci = &co->base_ci;
+            status = st;
+        }
+        co->stack[1] = status == VM_ERRMEM ? vm_str(co->g->memerrmsg) : co->errval;
+        co->top = co->stack + 2;
+        co->nxfer = 1;
+    }
+    co->costatus_err = status;
+    co->costatus = CO_DEAD;
+    State *to = co->resumer;
+    co->resumer = NULL;
+    to->costatus = CO_RUNNING;
+    switch_to(co, to);
+    /* A dead coroutine is never switched to again. */
+    __builtin_unreachable();
+}
+
+/* Prepare the C stack of a new coroutine so that the first switch enters coro_entry. */
+static void init_cstack(State *S, State *co) {
+    co->cstacksize = VM_CSTACK_SIZE;
+    co->cstack = vm_alloc(S, VM_CSTACK_SIZE);
+    uintptr_t top = ((uintptr_t)co->cstack + VM_CSTACK_SIZE) & ~(uintptr_t)15;
+    void **sp = (void **)(top - 64);
+    for (int i = 0; i < 8; i++) sp[i] = NULL;
+    sp[6] = (void *)coro_entry; /* 6 pops, then ret: rsp % 16 == 8 at entry, as after a call */
+    co->csp = sp;
+    co->cstack_limit = (char *)co->cstack + VM_CSTACK_SLACK;
+}
+
+/* ======================================================================
+ * Resume and yield
+ * ====================================================================== */
+
+/* Resume [co] with the [nargs] values on top of S's stack. On return the values the
+ * coroutine yielded or returned (or its error object) are on top of S's stack; returns
+ * their count, or -1 after an error (one value, the error object). */
+static int resume(State *S, State *co, int nargs) {
+    if (co->costatus != CO_SUSPENDED && co->costatus != CO_SUSPENDED_NEW) {
+        const char *msg = co->costatus == CO_DEAD ? "cannot resume dead coroutine"
+                                                  : "cannot resume non-suspended coroutine";
+        S->top -= nargs;
+        vm_pushcstr(S, msg);
+        return -1;
+    }
+    if (S->nCcalls >= VM_MAXCCALLS) {
+        S->top -= nargs;
+        vm_pushcstr(S, "C stack overflow");
+        return -1;
+    }
+    if (co->costatus == CO_SUSPENDED_NEW && co->cstack == NULL) init_cstack(S, co);
+    /* Move the arguments over. */
+    vm_checkstack_fast(co, nargs + VM_MINSTACK);
+    for (int i = 0; i < nargs; i++) co->top[i] = S->top[i - nargs];
+    co->top += nargs;
+    S->top -= nargs;
+    co->nxfer = nargs;
+    co->nCcalls = S->nCcalls + 1;
+    co->resumer = S;
+    S->costatus = CO_NORMAL;
+    if (co->costatus == CO_SUSPENDED_NEW) starting = co;
+    co->costatus = CO_RUNNING;
+    switch_to(S, co);
+    /* Back: the coroutine yielded, returned or failed. */
+    S->costatus = CO_RUNNING;
+    int n = co->nxfer;
+    vm_checkstack(S, n + 1);
+    for (int i = 0; i < n; i++) S->top[i] = co->top[i - n];
+    S->top += n;
+    co->top -= n;
+    if (co->costatus == CO_DEAD && co->costatus_err != VM_OK) return -1;
+    return n;
+}
+
+/* Yield the [n] values on top of the running coroutine's stack; returns the number of
+ * values the next resume passes in (on top of the stack). */
+static int yield(State *S, int n) {
+    State *to = S->resumer;
+    if (to == NULL || S->cstack == NULL) vm_error(S, "attempt to yield from outside a coroutine");
+    S->nxfer = n;
+    S->costatus = CO_SUSPENDED;
+    S->resumer = NULL;
+    to->costatus = CO_RUNNING;
+    switch_to(S, to);
+    return S->nxfer;
+}
+
+/* ======================================================================
+ * Library
+ * ====================================================================== */
+
+static State *getco(State *S) {
+    const Value *v = vm_at(S, 1);
+    if (v->tt != VT_THREAD) vm_type_error(S, 1, "coroutine");
+    return v->u.th;
+}
+
+static int co_create(State *S) {
+    vm_check_type(S, 1, VT_LFUNC);
+    State *co = vm_newstate_thread(S);
+    co->stack[1] = *vm_at(S, 1);
+    co->top = co->stack + 2;
+    vm_push(S, vm_thread(co));
+    return 1;
+}
+
+static int co_resume(State *S) {
+    State *co = getco(S);
+    int n = resume(S, co, vm_gettop(S) - 1);
+    if (n < 0) {
+        vm_pushbool(S, false);
+        Value e = S->top[-2];
+        S->top[-2] = S->top[-1];
+        S->top[-1] = e;
+        return 2;
+    }
+    vm_checkstack(S, 1);
+    vm_pushbool(S, true);
+    vm_insert(S, vm_gettop(S) - n);
+    return n + 1;
+}
+
+static int co_yield(State *S) { return yield(S, vm_gettop(S)); }
+
+static int auxwrap(State *S) {
+    State *co = vm_upvalue(S, 1)->u.th;
+    int n = resume(S, co, vm_gettop(S));
+    if (n < 0) {
+        Value e = S->top[-1];
+        if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
+            /* Add the position of the caller, as lua5.4's wrap does. */
+            CallInfo *ci = S->ci->prev;
+            if (ci && !(ci->callstatus & CIST_C) && ci != &S->base_ci) e = vm_str(vm_add_position(S, ci, e.u.s));
+        }
+        vm_error_value(S, e);
+    }
+    return n;
+}
+
+static int co_wrap(State *S) {
+    co_create(S);
+    CClosure *f = vm_newcfunction(S, auxwrap, "wrap", 1);
+    f->upvals[0] = S->top[-1];
+    vm_push(S, vm_cfunc(f));
+    return 1;
+}
+
+static const char *statusname(State *S, State *co) {
+    if (S == co) return "running";
+    switch (co->costatus) {
+    case CO_SUSPENDED_NEW:
+    case CO_SUSPENDED: return "suspended";
+    case CO_NORMAL: return "normal";
+    case CO_DEAD: return "dead";
+    default: return "running";
+    }
+}
+
+static int co_status(State *S) {
+    State *co = getco(S);
+    vm_pushcstr(S, statusname(S, co));
+    return 1;
+}
+
+static int co_running(State *S) {
+    vm_push(S, vm_thread(S));
+    vm_pushbool(S, S == S->g->mainthread);
+    return 2;
+}
+
+static int co_isyieldable(State *S) {
+    State *co = vm_gettop(S) >= 1 ? getco(S) : S;
+    vm_pushbool(S, co->cstack != NULL);
+    return 1;
+}
+
+static int co_close(State *S) {
+    State *co = getco(S);
+    const char *st = statusname(S, co);
+    if (strcmp(st, "suspended") != 0 && strcmp(st, "dead") != 0)
+        vm_error(S, "cannot close a %s coroutine", st);
+    int status = VM_OK;
+    if (co->costatus == CO_DEAD) {
+        status = co->costatus_err;
+        if (status != VM_OK) {
+            /* Report the error the coroutine died with (once). */
+            Value e = co->stack[1];
+            co->costatus_err = VM_OK;
+            vm_pushbool(S, false);
+            vm_push(S, e);
+            return 2;
+        }
+    } else {
+        /* Close pending to-be-closed variables on the suspended coroutine; its own C stack
+         * is abandoned as it is. Runs on our C stack with a protected boundary of ours. */
+        co->ci = &co->base_ci;
+        co->errval = vm_nil();
+        co->resumer = S;
+        co->cstack_limit = S->cstack_limit; /* __close handlers run on our C stack */
+        int st2;
+        while ((st2 = vm_rawrunprotected(co, f_closeall, NULL)) != VM_OK) {
+            co->ci = &co->base_ci;
+            status = st2;
+        }
+        co->resumer = NULL;
+        co->costatus = CO_DEAD;
+        co->top = co->stack + 1;
+        if (status != VM_OK) {
+            vm_pushbool(S, false);
+            vm_push(S, co->errval);
+            return 2;
+        }
+    }
+    vm_pushbool(S, true);
+    return 1;
+}
+
+static const LibReg colib[] = {
+    {"create", co_create},   {"resume", co_resume},   {"yield", co_yield},
+    {"status", co_status},   {"wrap", co_wrap},       {"running", co_running},
+    {"isyieldable", co_isyieldable}, {"close", co_close}, {NULL, NULL},
+};
+
+void vm_open_coroutine(State *S) {
+    Table *t = vm_newlib(S, colib);
+    vm_setglobal(S, "coroutine", vm_table(t));
+    if (S->g->loaded) vm_setfield(S, S->g->loaded, "coroutine", vm_table(t));
+}

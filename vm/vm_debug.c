@@ -1,0 +1,383 @@
+/* vm_debug.c: source positions, names of values in error messages (by a backward symbolic
+ * scan of the bytecode, as Lua does), typed error messages and tracebacks. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vm_compile.h"
+#include "vm_debug.h"
+#include "vm_do.h"
+#include "vm_lib.h"
+#include "vm_opcodes.h"
+
+/* Traceback: frames shown at the top and at the bottom of a deep stack. */
+#define TB_LEVELS1 10
+#define TB_LEVELS2 11
+
+static bool islua(const CallInfo *ci) { return !(ci->callstatus & CIST_C) && ci->func->tt == VT_LFUNC; }
+
+static int currentpc(const CallInfo *ci) {
+    const Proto *p = ci->func->u.lf->p;
+    int pc = (int)(ci->savedpc - p->code) - 1;
+    return pc < 0 ? 0 : pc;
+}
+
+int vm_currentline(const CallInfo *ci) {
+    if (!islua(ci)) return -1;
+    const Proto *p = ci->func->u.lf->p;
+    if (p->lineinfo == NULL || p->ncode == 0) return -1;
+    int pc = currentpc(ci);
+    if (pc >= p->ncode) pc = p->ncode - 1;
+    return p->lineinfo[pc];
+}
+
+static void chunkid_of(const Proto *p, char *buf, size_t size) {
+    if (p->source == NULL)
+        snprintf(buf, size, "?");
+    else
+        vm_chunkid(buf, size, p->source->data, p->source->len);
+}
+
+String *vm_add_position(State *S, const CallInfo *ci, String *msg) {
+    char id[128];
+    chunkid_of(ci->func->u.lf->p, id, sizeof id);
+    int line = vm_currentline(ci);
+    size_t idlen = strlen(id);
+    char linebuf[32];
+    int ll = snprintf(linebuf, sizeof linebuf, ":%d: ", line);
+    String *r = vm_string_alloc(S, idlen + (size_t)ll + msg->len);
+    memcpy(r->data, id, idlen);
+    memcpy(r->data + idlen, linebuf, (size_t)ll);
+    memcpy(r->data + idlen + ll, msg->data, msg->len);
+    return r;
+}
+
+/* ======================================================================
+ * Names of registers (getobjname)
+ * ====================================================================== */
+
+/* Name of the [n]-th (1-based) local active at [pc], or NULL. */
+static const char *localname(const Proto *p, int n, int pc) {
+    for (int i = 0; i < p->nlocvars && p->locvars[i].startpc <= pc; i++) {
+        if (pc < p->locvars[i].endpc) {
+            n--;
+            if (n == 0) return p->locvars[i].name ? p->locvars[i].name->data : NULL;
+        }
+    }
+    return NULL;
+}
+
+static const char *upvalname(const Proto *p, int uv) {
+    if (uv >= p->nupvals || p->upvals[uv].name == NULL) return "?";
+    return p->upvals[uv].name->data;
+}
+
+/* Does instruction [op] write register A? */
+static bool sets_a(unsigned op) {
+    switch (op) {
+    case OP_SETUPVAL:
+    case OP_SETTABUP:
+    case OP_SETTABLE:
+    case OP_SETI:
+    case OP_SETFIELD:
+    case OP_CLOSE:
+    case OP_TBC:
+    case OP_JMP:
+    case OP_EQ:
+    case OP_LT:
+    case OP_LE:
+    case OP_EQK:
+    case OP_EQI:
+    case OP_LTI:
+    case OP_LEI:
+    case OP_GTI:
+    case OP_GEI:
+    case OP_TEST:
+    case OP_RETURN:
+    case OP_RETURN0:
+    case OP_RETURN1:
+    case OP_SETLIST:
+    case OP_TFORPREP:
+    case OP_TFORLOOP:
+    case OP_EXTRAARG: return false;
+    default: return true;
+    }
+}
+
+/* Last instruction before [lastpc] that certainly set [reg], or -1. */
+static int findsetreg(const Proto *p, int lastpc, int reg) {
+    int setreg = -1;
+    int jmptarget = 0; /* code before this address is conditional */
+    for (int pc = 0; pc < lastpc; pc++) {
+        Instr i = p->code[pc];
+        unsigned op = vm_op(i);
+        int a = (int)vm_a(i);
+        bool change;
+        switch (op) {
+        case OP_LOADNIL: change = a <= reg && reg <= a + (int)vm_b(i); break;
+        case OP_TFORCALL: change = reg >= a + 2; break;
+        case OP_CALL:
+        case OP_TAILCALL: change = reg >= a; break;
+        case OP_SELF: change = reg == a || reg == a + 1; break;
+        case OP_FORPREP:
+        case OP_FORLOOP: change = reg >= a && reg <= a + 3; break;
+        case OP_VARARG: change = reg >= a; break;
+        case OP_JMP: {
+            int dest = pc + 1 + vm_sbx(i);
+            if (dest <= lastpc && dest > jmptarget) jmptarget = dest;
+            change = false;
+            break;
+        }
+        default: change = sets_a(op) && reg == a; break;
+        }
+        if (change) setreg = pc < jmptarget ? -1 : pc;
+    }
+    return setreg;
+}
+
+static const char *kname(const Proto *p, unsigned idx) {
+    if (idx < (unsigned)p->nk && p->k[idx].tt == VT_STR) return p->k[idx].u.s->data;
+    return "?";
+}
+
+static const char *getobjname(const Proto *p, int lastpc, int reg, const char **name);
+
+/* "global" when the table in register/upvalue t is _ENV, else "field". */
+static const char *gxf(const Proto *p, int pc, Instr i, bool isup) {
+    int t = (int)vm_b(i);
+    const char *name;
+    if (isup)
+        name = upvalname(p, t);
+    else
+        getobjname(p, pc, t, &name);
+    return (name && strcmp(name, "_ENV") == 0) ? "global" : "field";
+}
+
+static const char *getobjname(const Proto *p, int lastpc, int reg, const char **name) {
+    *name = localname(p, reg + 1, lastpc);
+    if (*name) return "local";
+    int pc = findsetreg(p, lastpc, reg);
+    if (pc == -1) return NULL;
+    Instr i = p->code[pc];
+    switch (vm_op(i)) {
+    case OP_MOVE: {
+        int b = (int)vm_b(i);
+        if (b < (int)vm_a(i)) return getobjname(p, pc, b, name);
+        break;
+    }
+    case OP_GETTABUP:
+        *name = kname(p, vm_c(i));
+        return gxf(p, pc, i, true);
+    case OP_GETTABLE: {
+        const char *kn = NULL;
+        int kr = (int)vm_c(i);
+        int kpc = findsetreg(p, pc, kr);
+        if (kpc >= 0 && vm_op(p->code[kpc]) == OP_LOADK) kn = kname(p, vm_bx(p->code[kpc]));
+        *name = kn ? kn : "?";
+        return gxf(p, pc, i, false);
+    }
+    case OP_GETI: *name = "integer index"; return "field";
+    case OP_GETFIELD:
+        *name = kname(p, vm_c(i));
+        return gxf(p, pc, i, false);
+    case OP_GETUPVAL: *name = upvalname(p, (int)vm_b(i)); return "upvalue";
+    case OP_LOADK:
+        if (vm_bx(i) < (uint32_t)p->nk && p->k[vm_bx(i)].tt == VT_STR) {
+            *name = p->k[vm_bx(i)].u.s->data;
+            return "constant";
+        }
+        break;
+    case OP_SELF:
+        *name = vm_k(i) ? kname(p, vm_c(i)) : "?";
+        return "method";
+    default: break;
+    }
+    return NULL;
+}
+
+/* " (local 'x')" etc. for a value the current Lua frame holds, or "". */
+static void varinfo(State *S, const Value *v, char *buf, size_t size) {
+    buf[0] = '\0';
+    CallInfo *ci = S->ci;
+    if (!islua(ci)) return;
+    LClosure *cl = ci->func->u.lf;
+    const Proto *p = cl->p;
+    const char *kind = NULL, *name = NULL;
+    for (int i = 0; i < p->nupvals; i++) {
+        if (cl->upvals[i] && cl->upvals[i]->v == v) {
+            kind = "upvalue";
+            name = upvalname(p, i);
+            break;
+        }
+    }
+    Value *base = ci->func + 1;
+    if (kind == NULL && v >= base && v < ci->top) kind = getobjname(p, currentpc(ci), (int)(v - base), &name);
+    if (kind == NULL && v >= p->k && v < p->k + p->nk && v->tt == VT_STR) {
+        kind = "constant";
+        name = v->u.s->data;
+    }
+    if (kind) snprintf(buf, size, " (%s '%.60s')", kind, name ? name : "?");
+}
+
+_Noreturn void vm_typeerror(State *S, const Value *v, const char *op) {
+    char info[128];
+    varinfo(S, v, info, sizeof info);
+    vm_runerror(S, "attempt to %s a %s value%s", op, vm_objtypename(S, v), info);
+}
+
+_Noreturn void vm_callerror(State *S, const Value *v) { vm_typeerror(S, v, "call"); }
+
+_Noreturn void vm_concaterror(State *S, const Value *a, const Value *b) {
+    if (a->tt == VT_STR || vm_isnumber(a)) a = b;
+    vm_typeerror(S, a, "concatenate");
+}
+
+_Noreturn void vm_opinterror(State *S, const Value *a, const Value *b, const char *msg) {
+    Value n;
+    if (!vm_tonumber(a, &n)) b = a; /* the first operand is wrong */
+    vm_typeerror(S, b, msg);
+}
+
+_Noreturn void vm_tointerror(State *S, const Value *a, const Value *b) {
+    vm_Integer i;
+    if (!vm_tointeger(a, &i)) b = a;
+    char info[128];
+    varinfo(S, b, info, sizeof info);
+    vm_runerror(S, "number%s has no integer representation", info);
+}
+
+_Noreturn void vm_ordererror(State *S, const Value *a, const Value *b) {
+    const char *t1 = vm_objtypename(S, a), *t2 = vm_objtypename(S, b);
+    if (strcmp(t1, t2) == 0) vm_runerror(S, "attempt to compare two %s values", t1);
+    vm_runerror(S, "attempt to compare %s with %s", t1, t2);
+}
+
+_Noreturn void vm_forerror(State *S, const Value *v, const char *what) {
+    vm_runerror(S, "'for' %s must be a number", strcmp(what, "initial") == 0 ? "initial value" : what);
+}
+
+/* ======================================================================
+ * Function names and tracebacks
+ * ====================================================================== */
+
+/* Look for [f] among the fields of the loaded libraries ("string.rep", "print"). */
+static bool libname(State *S, const Value *f, char *buf, size_t size) {
+    Table *loaded = S->g->loaded;
+    if (loaded == NULL) return false;
+    Value k = vm_nil(), v;
+    /* Traversal without allocation: vm_table_next only raises on a bad key. */
+    while (vm_table_next(S, loaded, &k, &v)) {
+        if (v.tt != VT_TABLE || k.tt != VT_STR) continue;
+        Value k2 = vm_nil(), v2;
+        while (vm_table_next(S, v.u.t, &k2, &v2)) {
+            if (k2.tt == VT_STR && v2.tt == f->tt && v2.u.p == f->u.p) {
+                if (strcmp(k.u.s->data, "_G") == 0)
+                    snprintf(buf, size, "function '%s'", k2.u.s->data);
+                else
+                    snprintf(buf, size, "function '%s.%s'", k.u.s->data, k2.u.s->data);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size) {
+    if (islua(ci) && ci->func->u.lf->p->linedefined == 0) {
+        snprintf(buf, size, "main chunk");
+        return;
+    }
+    if (libname(S, ci->func, buf, size)) return;
+    const CallInfo *caller = ci->prev;
+    if (caller && !(ci->callstatus & CIST_TAIL) && islua(caller)) {
+        const Proto *p = caller->func->u.lf->p;
+        int pc = currentpc(caller);
+        Instr i = p->code[pc];
+        const char *name = NULL, *kind = NULL;
+        switch (vm_op(i)) {
+        case OP_CALL:
+        case OP_TAILCALL: kind = getobjname(p, pc, (int)vm_a(i), &name); break;
+        case OP_TFORCALL:
+            kind = "for iterator";
+            name = "for iterator";
+            break;
+        default: break;
+        }
+        if (kind) {
+            if (strcmp(kind, "global") == 0)
+                snprintf(buf, size, "function '%s'", name);
+            else
+                snprintf(buf, size, "%s '%s'", kind, name);
+            return;
+        }
+    }
+    if (islua(ci)) {
+        char id[100];
+        const Proto *p = ci->func->u.lf->p;
+        chunkid_of(p, id, sizeof id);
+        snprintf(buf, size, "function <%s:%d>", id, p->linedefined);
+    } else {
+        snprintf(buf, size, "?");
+    }
+}
+
+/* A growable text buffer in malloc memory (holds no GC pointers). */
+typedef struct TB {
+    char *s;
+    size_t n, cap;
+} TB;
+
+static void tb_add(TB *b, const char *s) {
+    size_t l = strlen(s);
+    if (b->n + l + 1 > b->cap) {
+        size_t nc = (b->cap + l + 1) * 2;
+        char *ns = realloc(b->s, nc);
+        if (ns == NULL) return;
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->n, s, l + 1);
+    b->n += l;
+}
+
+String *vm_traceback(State *S, const char *msg, int level) {
+    TB b = {NULL, 0, 0};
+    tb_add(&b, "");
+    if (msg) {
+        tb_add(&b, msg);
+        tb_add(&b, "\n");
+    }
+    tb_add(&b, "stack traceback:");
+    const CallInfo *ci = S->ci;
+    for (int i = 0; i < level && ci; i++) ci = ci->prev;
+    int total = 0;
+    for (const CallInfo *c = ci; c; c = c->prev) total++;
+    int n = 0;
+    for (; ci; ci = ci->prev, n++) {
+        if (total > TB_LEVELS1 + TB_LEVELS2 && n == TB_LEVELS1) {
+            char skip[64];
+            int skipped = total - TB_LEVELS1 - TB_LEVELS2;
+            snprintf(skip, sizeof skip, "\n\t...\t(skipping %d levels)", skipped);
+            tb_add(&b, skip);
+            for (int j = 0; j < skipped && ci->prev; j++) ci = ci->prev;
+            n += skipped;
+        }
+        char line[300], desc[160];
+        if (ci == &S->base_ci) {
+            tb_add(&b, "\n\t[C]: in ?");
+            continue;
+        }
+        vm_funcdesc(S, ci, desc, sizeof desc);
+        if (islua(ci)) {
+            char id[100];
+            chunkid_of(ci->func->u.lf->p, id, sizeof id);
+            snprintf(line, sizeof line, "\n\t%s:%d: in %s", id, vm_currentline(ci), desc);
+        } else {
+            snprintf(line, sizeof line, "\n\t[C]: in %s", desc);
+        }
+        tb_add(&b, line);
+        if (ci->callstatus & CIST_TAIL) tb_add(&b, "\n\t(...tail calls...)");
+    }
+    String *r = vm_string_new(S, b.s ? b.s : "", b.n);
+    free(b.s);
+    return r;
+}

@@ -1,0 +1,67 @@
+/* vm_do.h: calls, returns, protected execution and upvalues (vm_call.c, vm_func.c); private. */
+#ifndef VM_DO_H
+#define VM_DO_H
+
+#include <stdarg.h>
+
+#include "vm_state.h"
+
+/* Ensure [n] free slots above S->top; may move the stack (re-derive pointers after). */
+void vm_growstack(State *S, int n);
+static inline void vm_checkstack_fast(State *S, int n) {
+    if (S->stack_last - S->top <= n) vm_growstack(S, n);
+}
+#define vm_savestack(S, p) ((char *)(p) - (char *)(S)->stack)
+#define vm_restorestack(S, n) ((Value *)((char *)(S)->stack + (n)))
+
+CallInfo *vm_extend_ci(State *S);
+static inline CallInfo *vm_next_ci(State *S) {
+    return S->ci->next ? S->ci->next : vm_extend_ci(S);
+}
+
+/* Prepare a call of the value at [func] with the arguments up to S->top. For a Lua function
+ * returns its new CallInfo (S->ci) without running it; for a C function runs it, finishes
+ * the call (results moved to func ...) and returns NULL. __call is resolved here. */
+CallInfo *vm_precall(State *S, Value *func, int nresults);
+/* Finish a call: move the [nres] values below S->top to the frame's result position,
+ * adjusted to ci->nresults, and pop the frame. */
+void vm_poscall(State *S, CallInfo *ci, int nres);
+/* Tail call from the Lua frame [ci] of the function at [func] with args up to top:
+ * returns the new (reused) CallInfo for a Lua callee, or NULL after running a C callee
+ * (whose results are then returned by the caller). */
+CallInfo *vm_pretailcall(State *S, CallInfo *ci, Value *func, int narg1);
+
+/* Call the value at [func] (args up to top) and run it to completion, from C. */
+void vm_call_value(State *S, Value *func, int nresults);
+
+/* The interpreter: runs Lua frames starting at [ci] (marked CIST_FRESH) until it returns. */
+void vm_execute(State *S, CallInfo *ci);
+
+/* Run f(S, ud) catching errors: returns the status, the error object in S->errval. The
+ * stack and frames are NOT restored (vm_pcall does that). */
+int vm_rawrunprotected(State *S, void (*f)(State *, void *), void *ud);
+
+/* vm_pcall with a message handler at stack offset [errfunc] (see S->errfunc). */
+int vm_pcall_msgh(State *S, int nargs, int nresults, ptrdiff_t errfunc);
+
+/* Upvalues (vm_func.c). */
+UpVal *vm_findupval(State *S, Value *level);
+void vm_closeupvals(State *S, Value *level);
+/* Close upvalues and call __close of to-be-closed variables at or above [level]; [err] is
+ * the error object (nil for a normal exit). May call Lua code (may move the stack). */
+void vm_close(State *S, Value *level, const Value *err);
+void vm_newtbc(State *S, Value *obj);
+LClosure *vm_newlclosure(State *S, Proto *p);
+
+/* A new coroutine (vm_state.c). */
+State *vm_newstate_thread(State *parent);
+
+String *vm_vformat(State *S, const char *fmt, va_list ap);
+
+/* Throw S->errval as a runtime error through xpcall's message handler, if any. */
+_Noreturn void vm_throwrun(State *S);
+
+/* Registers error, pcall and xpcall (vm_call.c). */
+void vm_open_errors(State *S);
+
+#endif

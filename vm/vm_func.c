@@ -1,0 +1,94 @@
+/* vm_func.c: closures, upvalues and to-be-closed variables. */
+#include "vm_debug.h"
+#include "vm_do.h"
+#include "vm_lib.h"
+
+LClosure *vm_newlclosure(State *S, Proto *p) {
+    LClosure *cl = vm_alloc(S, sizeof(LClosure) + (size_t)p->nupvals * sizeof(UpVal *));
+    cl->h.type = VT_LFUNC;
+    cl->p = p;
+    return cl;
+}
+
+/* Find or create the open upvalue for stack slot [level]. The open list is sorted by level,
+ * highest first, so the search stops at the first lower one. */
+UpVal *vm_findupval(State *S, Value *level) {
+    UpVal **pp = &S->openupval;
+    UpVal *p;
+    while ((p = *pp) != NULL && p->v >= level) {
+        if (p->v == level) return p;
+        pp = &p->next;
+    }
+    ptrdiff_t lo = vm_savestack(S, level);
+    UpVal *uv = vm_alloc(S, sizeof(UpVal));
+    level = vm_restorestack(S, lo);
+    /* The allocation cannot move the stack, but it may run a collection: the list is
+     * unchanged since we hold no lock, so relink from the saved position. */
+    uv->h.type = VT_NIL;
+    uv->v = level;
+    uv->next = *pp;
+    *pp = uv;
+    return uv;
+}
+
+/* Close open upvalues at or above [level]: copy the value in and point at the copy. */
+void vm_closeupvals(State *S, Value *level) {
+    UpVal *uv;
+    while ((uv = S->openupval) != NULL && uv->v >= level) {
+        S->openupval = uv->next;
+        uv->closed = *uv->v;
+        uv->v = &uv->closed;
+    }
+}
+
+void vm_newtbc(State *S, Value *obj) {
+    if (vm_isfalsy(obj)) return; /* false and nil need no closing */
+    Table *mt = vm_metatable_of(S, obj);
+    const Value *tm = mt ? vm_gettm(mt, TM_CLOSE, S->g->tmname[TM_CLOSE]) : NULL;
+    if (tm == NULL) {
+        int reg = (int)(obj - (S->ci->func + 1));
+        const char *name = NULL;
+        Proto *p = S->ci->func->u.lf->p;
+        int pc = (int)(S->ci->savedpc - p->code) - 1;
+        int n = 0;
+        for (int i = 0; i < p->nlocvars && p->locvars[i].startpc <= pc; i++) {
+            if (pc < p->locvars[i].endpc) {
+                if (n == reg) name = p->locvars[i].name ? p->locvars[i].name->data : NULL;
+                n++;
+            }
+        }
+        vm_runerror(S, "variable '%s' got a non-closable value", name ? name : "?");
+    }
+    if (S->ntbc == S->tbccap) {
+        int ncap = S->tbccap ? 2 * S->tbccap : 8;
+        S->tbc = vm_realloc(S, S->tbc, (size_t)ncap * sizeof(ptrdiff_t));
+        S->tbccap = ncap;
+    }
+    S->tbc[S->ntbc++] = vm_savestack(S, obj);
+}
+
+/* Call __close(obj, err) for one to-be-closed variable. */
+static void calltbc(State *S, ptrdiff_t objoff, const Value *err) {
+    Value *obj = vm_restorestack(S, objoff);
+    Table *mt = vm_metatable_of(S, obj);
+    const Value *tm = mt ? vm_gettm(mt, TM_CLOSE, S->g->tmname[TM_CLOSE]) : NULL;
+    if (tm == NULL) return; /* metamethod removed after declaration: nothing to call */
+    Value e = err ? *err : vm_nil();
+    vm_checkstack_fast(S, 3);
+    obj = vm_restorestack(S, objoff);
+    S->top[0] = *tm;
+    S->top[1] = *obj;
+    S->top[2] = e;
+    S->top += 3;
+    vm_call_value(S, S->top - 3, 0);
+}
+
+void vm_close(State *S, Value *level, const Value *err) {
+    ptrdiff_t lo = vm_savestack(S, level);
+    vm_closeupvals(S, level);
+    while (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= lo) {
+        ptrdiff_t off = S->tbc[--S->ntbc];
+        calltbc(S, off, err);
+        vm_closeupvals(S, vm_restorestack(S, lo));
+    }
+}

@@ -1,0 +1,377 @@
+/* vm_main.c: the `tandem` command line: run a script or bytecode file, compile to bytecode,
+ * dump bytecode, and the -X options. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_api.h"
+#include "vm_api.h"
+#include "vm_bytecode.h"
+#include "vm_compile.h"
+#include "vm_lib.h"
+
+#define EXIT_USAGE 2
+
+/* ======================================================================
+ * -X options: one table, so parsing, validation and `tandem -X` agree.
+ * ====================================================================== */
+
+typedef struct XOption {
+    const char *name;
+    const char *values;   /* valid values, for messages and the listing */
+    const char *def;      /* default */
+    const char *help;
+} XOption;
+
+static const XOption xoptions[] = {
+    {"dump", "bytecode", "(none)", "print a listing of the compiled bytecode instead of running"},
+    {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
+    {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
+    {NULL, NULL, NULL, NULL},
+};
+
+typedef struct Options {
+    bool dump_bytecode;
+    unsigned gc_stress;
+    size_t gc_maxheap;
+} Options;
+
+/* "64m" -> 67108864; false if malformed. */
+static bool parse_size(const char *s, size_t *out) {
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9') return false;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno) return false;
+    unsigned long long mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
+    if (*end != '\0' || n > (~0ull) / mul) return false;
+    *out = (size_t)(n * mul);
+    return true;
+}
+
+static void list_xoptions(void) {
+    printf("-X options (-Xname=value):\n");
+    for (const XOption *o = xoptions; o->name; o++)
+        printf("  -X%-12s %s\n  %14s values: %s; default: %s\n", o->name, o->help, "", o->values, o->def);
+}
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tandem [options] script [args...]\n"
+            "       tandem -c script.lua [-o out.tbc]\n"
+            "options:\n"
+            "  -e chunk      run the string 'chunk' (before the script, if any)\n"
+            "  -c file       compile file to bytecode (output: -o, default file with .tbc)\n"
+            "  -o file       output file for -c\n"
+            "  -X            list the -X options\n"
+            "  -Xname=value  set a runtime option\n"
+            "  -v            print the version\n"
+            "  -h            print this help\n"
+            "  script        a Lua source file or a Tandem bytecode file; '-' reads stdin\n");
+}
+
+/* Parse one -X option. Returns false after printing why it is bad. */
+static bool parse_xoption(const char *arg, Options *opt) {
+    const char *body = arg + 2;
+    const char *eq = strchr(body, '=');
+    size_t nlen = eq ? (size_t)(eq - body) : strlen(body);
+    const char *val = eq ? eq + 1 : NULL;
+    const XOption *o = xoptions;
+    for (; o->name; o++)
+        if (strlen(o->name) == nlen && strncmp(o->name, body, nlen) == 0) break;
+    if (o->name == NULL) {
+        fprintf(stderr, "tandem: unknown option '%s'; valid -X options:", arg);
+        for (const XOption *p = xoptions; p->name; p++) fprintf(stderr, " -X%s", p->name);
+        fprintf(stderr, " (tandem -X lists them)\n");
+        return false;
+    }
+    if (strcmp(o->name, "dump") == 0) {
+        if (val == NULL || strcmp(val, "bytecode") != 0) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xdump; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+        opt->dump_bytecode = true;
+    } else if (strcmp(o->name, "gc.stress") == 0) {
+        if (val == NULL) {
+            opt->gc_stress = 1;
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(val, &end, 10);
+            if (*val == '\0' || *end != '\0' || errno != 0 || n > 1000000000ul || val[0] == '-') {
+                fprintf(stderr, "tandem: bad value '%s' for -Xgc.stress; valid values: %s\n", val, o->values);
+                return false;
+            }
+            opt->gc_stress = (unsigned)n;
+        }
+    } else if (strcmp(o->name, "gc.maxheap") == 0) {
+        if (val == NULL || !parse_size(val, &opt->gc_maxheap)) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xgc.maxheap; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ======================================================================
+ * Files
+ * ====================================================================== */
+
+/* Whole file (or stdin for "-") in a malloc'd buffer; NULL with errno set on failure. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) return NULL;
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int err = ferror(f);
+    if (f != stdin) fclose(f);
+    if (err) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static char *chunkname_for(const char *path) {
+    size_t n = strlen(path);
+    char *c = malloc(n + 2);
+    if (c == NULL) abort();
+    if (strcmp(path, "-") == 0) {
+        strcpy(c, "=stdin");
+    } else {
+        c[0] = '@';
+        memcpy(c + 1, path, n + 1);
+    }
+    return c;
+}
+
+/* ======================================================================
+ * Modes
+ * ====================================================================== */
+
+typedef struct CompileJob {
+    const char *buf;
+    size_t len;
+    const char *chunkname;
+    Proto *p;
+    CompileError err;
+} CompileJob;
+
+static void f_compile(State *S, void *ud) {
+    CompileJob *j = ud;
+    j->p = vm_compile(S, j->buf, j->len, j->chunkname, &j->err);
+}
+
+static void print_syntax_error(const char *path, const CompileError *e) {
+    fprintf(stderr, "%s:%d:%d: %s\n", strcmp(path, "-") == 0 ? "stdin" : path, e->line, e->col, e->msg);
+}
+
+/* Compile [path]; NULL after reporting the problem. */
+static Proto *compile_file(State *S, const char *path) {
+    size_t len;
+    char *buf = read_file(path, &len);
+    if (buf == NULL) {
+        fprintf(stderr, "tandem: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    CompileJob j = {buf, len, chunkname_for(path), NULL, {0, 0, {0}}};
+    if (len >= VM_BC_SIGLEN && memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) == 0) {
+        char why[256];
+        j.p = vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why);
+        if (j.p == NULL) fprintf(stderr, "tandem: %s: bad bytecode: %s\n", path, why);
+        free(buf);
+        return j.p;
+    }
+    int st = vm_protect(S, f_compile, &j);
+    free(buf);
+    if (st != VM_OK) {
+        fprintf(stderr, "tandem: %s: %s\n", path, vm_last_error(S));
+        return NULL;
+    }
+    if (j.p == NULL) print_syntax_error(path, &j.err);
+    return j.p;
+}
+
+static int do_compile(State *S, const char *in, const char *out) {
+    Proto *p = compile_file(S, in);
+    if (p == NULL) return 1;
+    char *outname = NULL;
+    if (out == NULL) {
+        size_t n = strlen(in);
+        outname = malloc(n + 5);
+        if (outname == NULL) abort();
+        strcpy(outname, in);
+        if (n > 4 && strcmp(outname + n - 4, ".lua") == 0) outname[n - 4] = '\0';
+        strcat(outname, ".tbc");
+        out = outname;
+    }
+    size_t len;
+    unsigned char *bytes = vm_bytecode_dump(p, &len, false);
+    if (bytes == NULL) {
+        fprintf(stderr, "tandem: out of memory writing %s\n", out);
+        return 1;
+    }
+    FILE *f = fopen(out, "wb");
+    if (f == NULL || fwrite(bytes, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "tandem: cannot write %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    free(bytes);
+    free(outname);
+    return 0;
+}
+
+/* Sets the global 'arg': arg[0] = script, arg[1..] = its arguments, negative indices for
+ * the interpreter and its options. */
+typedef struct ArgJob {
+    int argc;
+    char **argv;
+    int script;
+} ArgJob;
+
+static void f_setargs(State *S, void *ud) {
+    ArgJob *a = ud;
+    Table *t = vm_table_new(S, (uint32_t)(a->argc - a->script), 4);
+    for (int i = 0; i < a->argc; i++) {
+        Value v = vm_str(vm_string_newc(S, a->argv[i]));
+        vm_table_setint(S, t, (vm_Integer)(i - a->script), &v);
+    }
+    vm_setglobal(S, "arg", vm_table(t));
+}
+
+static int report_run(State *S, int status, const char *tb, const char *path) {
+    if (status == VM_OK) return 0;
+    int line, col;
+    const char *msg;
+    if (status == VM_ERRSYNTAX && vm_last_compile_error(&line, &col, &msg)) {
+        fprintf(stderr, "%s:%d:%d: %s\n", path, line, col, msg);
+        return 1;
+    }
+    fprintf(stderr, "tandem: %s\n", vm_last_error(S));
+    if (tb) fprintf(stderr, "%s\n", tb);
+    return 1;
+}
+
+static int run_buffer(State *S, const char *buf, size_t len, const char *chunkname, const char *path,
+                      int nargs, char **args) {
+    char *tb = NULL;
+    int st = vm_run_buffer(S, buf, len, chunkname, nargs, args, &tb);
+    fflush(stdout);
+    int code = report_run(S, st, tb, path);
+    free(tb);
+    return code;
+}
+
+int main(int argc, char **argv) {
+    Options opt = {false, 0, 0};
+    const char *compile_in = NULL, *compile_out = NULL;
+    const char *chunks[32];
+    int nchunks = 0;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || strcmp(a, "-") == 0) break;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "-X") == 0) {
+            list_xoptions();
+            return 0;
+        } else if (strncmp(a, "-X", 2) == 0) {
+            if (!parse_xoption(a, &opt)) return EXIT_USAGE;
+        } else if (strcmp(a, "-c") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-e") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tandem: option '%s' needs an argument\n", a);
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            if (a[1] == 'c')
+                compile_in = argv[++i];
+            else if (a[1] == 'o')
+                compile_out = argv[++i];
+            else if (nchunks < 32)
+                chunks[nchunks++] = argv[++i];
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
+            printf("Tandem 0.1 (Lua 5.4 compatible)\n");
+            return 0;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "tandem: unknown option '%s'\n", a);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (compile_out && !compile_in) {
+        fprintf(stderr, "tandem: -o needs -c\n");
+        return EXIT_USAGE;
+    }
+    State *S = vm_state_new();
+    if (opt.gc_stress) gc_set_stress(opt.gc_stress);
+    if (opt.gc_maxheap) gc_set_max_heap(opt.gc_maxheap);
+
+    if (compile_in) return do_compile(S, compile_in, compile_out);
+
+    if (i >= argc && nchunks == 0) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *script = i < argc ? argv[i] : NULL;
+    ArgJob aj = {argc, argv, script ? i : argc};
+    if (vm_protect(S, f_setargs, &aj) != VM_OK) {
+        fprintf(stderr, "tandem: %s\n", vm_last_error(S));
+        return 1;
+    }
+    for (int c = 0; c < nchunks; c++) {
+        int code = run_buffer(S, chunks[c], strlen(chunks[c]), "=(command line)", "(command line)", 0, NULL);
+        if (code) return code;
+    }
+    if (script == NULL) return 0;
+
+    if (opt.dump_bytecode) {
+        Proto *p = compile_file(S, script);
+        if (p == NULL) return 1;
+        vm_bytecode_list(stdout, p);
+        return 0;
+    }
+    if (strcmp(script, "-") != 0) {
+        char *dup = strdup(script);
+        S->g->script_dir = strdup(dirname(dup));
+        free(dup);
+    }
+    size_t len;
+    char *buf = read_file(script, &len);
+    if (buf == NULL) {
+        fprintf(stderr, "tandem: cannot open %s: %s\n", script, strerror(errno));
+        return 1;
+    }
+    char *chunkname = chunkname_for(script);
+    int code = run_buffer(S, buf, len, chunkname, script, argc - i - 1, argv + i + 1);
+    free(buf);
+    free(chunkname);
+    return code;
+}

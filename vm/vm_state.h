@@ -1,0 +1,152 @@
+/* vm_state.h: per-coroutine state (State), call frames (CallInfo) and the state shared by all
+ * coroutines (Global). Private to vm/ (and jit/, which generates code against it). */
+#ifndef VM_STATE_H
+#define VM_STATE_H
+
+#include <setjmp.h>
+
+#include "vm_value.h"
+
+/* Metamethod events. The first VM_TM_FAST ones are cached as "absent" bits in a metatable's
+ * h.flags (see vm_fasttm). ORDER TM: keep vm_tmnames in vm_state.c in the same order. */
+typedef enum {
+    TM_INDEX,
+    TM_NEWINDEX,
+    TM_LEN,
+    TM_EQ,
+    TM_CALL,
+    TM_CLOSE,
+    TM_GC,
+    TM_MODE,
+    TM_ADD, /* ORDER TM: arithmetic events follow the order of the arithmetic opcodes */
+    TM_SUB,
+    TM_MUL,
+    TM_MOD,
+    TM_POW,
+    TM_DIV,
+    TM_IDIV,
+    TM_BAND,
+    TM_BOR,
+    TM_BXOR,
+    TM_SHL,
+    TM_SHR,
+    TM_UNM,
+    TM_BNOT,
+    TM_LT,
+    TM_LE,
+    TM_CONCAT,
+    TM_TOSTRING,
+    TM_NAME,
+    TM_METATABLE,
+    TM_PAIRS,
+    TM_N
+} TMS;
+#define VM_TM_FAST 8
+
+/* Call frame. For a Lua function, func[1 .. maxstack] are its registers; for a vararg Lua
+ * function the extra arguments sit below func (the call moved the function and its fixed
+ * parameters above them) and nextra counts them. */
+typedef struct CallInfo {
+    Value *func;               /* function slot */
+    Value *top;                /* Lua: func + 1 + maxstack; C: highest slot it may use */
+    struct CallInfo *prev, *next;
+    const Instr *savedpc;      /* Lua: next instruction, saved whenever the frame calls out */
+    int32_t nresults;          /* results the caller wants, VM_MULTRET for all */
+    int32_t nextra;            /* vararg Lua functions: number of extra arguments */
+    uint16_t callstatus;
+} CallInfo;
+
+#define VM_MULTRET (-1)
+
+/* callstatus bits */
+#define CIST_C 1u      /* a C function */
+#define CIST_FRESH 2u  /* Lua frame entered from C: the interpreter returns when it returns */
+#define CIST_TAIL 4u   /* reached through a tail call (traceback shows "(...tail calls...)") */
+
+/* Protected-call chain: each vm_pcall / coroutine body pushes one on the C stack. */
+typedef struct ErrJmp {
+    struct ErrJmp *prev;
+    jmp_buf b;
+    volatile int status;
+} ErrJmp;
+
+/* Status codes of protected calls and coroutines. */
+enum { VM_OK = 0, VM_YIELD = 1, VM_ERRRUN = 2, VM_ERRSYNTAX = 3, VM_ERRMEM = 4, VM_ERRERR = 5 };
+
+/* Coroutine life cycle (State.costatus). */
+enum { CO_SUSPENDED_NEW, CO_RUNNING, CO_SUSPENDED, CO_NORMAL, CO_DEAD };
+
+struct Global;
+
+/* A coroutine (the main program is the main coroutine). Allocated scanned. */
+typedef struct State {
+    ObjHeader h;
+    uint8_t costatus;          /* CO_* */
+    uint8_t allowhook;
+    Value *top;                /* first free slot */
+    Value *stack;              /* scanned GC block of stacksize Values */
+    Value *stack_last;         /* stack + stacksize - VM_EXTRA_STACK */
+    int32_t stacksize;
+    int32_t nCcalls;           /* nested C calls / interpreter entries, for "C stack overflow" */
+    CallInfo *ci;              /* current frame */
+    CallInfo base_ci;          /* frame of the entry point (C) */
+    UpVal *openupval;          /* open upvalues, highest stack level first */
+    ptrdiff_t *tbc;            /* stack offsets of to-be-closed variables (scanned GC block) */
+    int32_t ntbc, tbccap;
+    struct Global *g;
+    ErrJmp *errjmp;            /* innermost protected call */
+    Value errval;              /* error object being thrown */
+    ptrdiff_t errfunc;         /* stack offset (bytes) of xpcall's message handler, 0: none */
+    /* coroutine machinery (vm_coro.c) */
+    struct State *resumer;     /* coroutine that resumed this one, while running */
+    void *cstack;              /* scanned GC block used as this coroutine's C stack (NULL: main) */
+    size_t cstacksize;
+    void *csp;                 /* saved C stack pointer while suspended */
+    void *resumer_sp;          /* saved C stack pointer of the resumer */
+    int32_t nxfer;             /* values transferred by the last resume/yield */
+    int32_t costatus_err;      /* VM_OK or error status when dead */
+    char *cstack_limit;        /* lowest C stack address usable before "C stack overflow" */
+} State;
+
+/* Extra slots above stack_last for C functions' small pushes without checks. */
+#define VM_EXTRA_STACK 5
+/* Minimum free slots guaranteed to a C function. */
+#define VM_MINSTACK 20
+/* Largest Lua stack, in slots: beyond it a call raises "stack overflow" (as LUAI_MAXSTACK). */
+#define VM_MAXSTACK 1000000
+/* Nested C calls (metamethods, pcall, library callbacks) allowed, as LUAI_MAXCCALLS. */
+#define VM_MAXCCALLS 200
+
+typedef struct Global {
+    Table *globals;            /* _G; upvalue _ENV of every main chunk */
+    Table *loaded;             /* package.loaded */
+    Table *string_mt;          /* metatable of strings ({__index = string}) */
+    String *tmname[TM_N];      /* "__index", ... */
+    String *memerrmsg;         /* preallocated "not enough memory" */
+    State *mainthread;
+    const char *script_dir;    /* folder of the main script, for require's search path (malloc'd) */
+    CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */
+} Global;
+
+/* Fast metamethod lookup in metatable [mt] (may be NULL): NULL when absent. */
+const Value *vm_gettm(Table *mt, TMS event, String *ename);
+static inline const Value *vm_fasttm(State *S, Table *mt, TMS e) {
+    if (mt == NULL || (mt->h.flags & (1u << e))) return NULL;
+    return vm_gettm(mt, e, S->g->tmname[e]);
+}
+
+/* Metatable of any value (strings share g->string_mt). */
+Table *vm_metatable_of(State *S, const Value *v);
+
+/* Allocation that raises "not enough memory" instead of returning NULL. */
+void *vm_alloc(State *S, size_t n);       /* scanned, zeroed */
+void *vm_alloc_leaf(State *S, size_t n);  /* pointer-free, not zeroed */
+void *vm_realloc(State *S, void *p, size_t n);
+
+/* Raise an error with the message formatted printf-style, prefixed with "chunk:line:" of
+ * the current frame when it is a Lua function (interpreter errors; luaG_runerror). */
+_Noreturn void vm_runerror(State *S, const char *fmt, ...);
+/* Throw [S->errval] with [status] to the innermost protected call. */
+_Noreturn void vm_throw(State *S, int status);
+
+#endif

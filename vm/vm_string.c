@@ -1,0 +1,148 @@
+/* vm_string.c: immutable byte strings: allocation, hashing and ordering (see String in vm_value.h). */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vm_state.h"
+#include "vm_string.h"
+
+/* Seeds of the hash: odd 64-bit constants with well-spread bits (the fractional parts of
+ * sqrt(2), sqrt(3) and sqrt(5)). The hash is not keyed: tables use linear probing over a
+ * good 64-bit mix, and a program that wants to collide keys on purpose can always do so
+ * with enough tries, as with Lua's seeded-but-public hash. */
+#define HASH_S0 0x6a09e667f3bcc909ull
+#define HASH_S1 0xbb67ae8584caa73bull
+#define HASH_S2 0x3c6ef372fe94f82bull
+
+/* ======================================================================
+ * Allocation
+ * ====================================================================== */
+
+String *vm_string_alloc(State *S, size_t len) {
+    /* A length that would overflow the size computation asks the collector for an impossible
+     * block, which vm_alloc_leaf turns into "not enough memory". */
+    size_t size = len > SIZE_MAX / 2 ? SIZE_MAX : sizeof(String) + len + 1;
+    String *s = vm_alloc_leaf(S, size);   /* pointer-free: a String holds no references */
+    s->h.type = VT_STR;
+    s->h.flags = 0;
+    s->h.extra = 0;
+    s->hash = 0;                          /* computed on first use (vm_string_hash) */
+    s->len = len;
+    s->data[len] = '\0';
+    return s;
+}
+
+String *vm_string_new(State *S, const char *src, size_t len) {
+    String *s = vm_string_alloc(S, len);
+    if (len > 0) memcpy(s->data, src, len);
+    return s;
+}
+
+String *vm_string_newc(State *S, const char *cstr) {
+    return vm_string_new(S, cstr, strlen(cstr));
+}
+
+/* ======================================================================
+ * Hashing
+ * ======================================================================
+ * Every byte is hashed, whatever the length: the hash is computed once per string and
+ * cached, a table lookup that finds the key compares all the bytes anyway, and sampling
+ * (Lua 5.1-5.3) lets strings that differ only between samples collide in whole families.
+ * The core is a 128-bit multiply folded to 64 bits (the mixing step of wyhash), 16 bytes
+ * per round. */
+
+static inline uint64_t mix(uint64_t a, uint64_t b) {
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline uint64_t read64(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);   /* unaligned load; compiles to one mov on x86-64 */
+    return v;
+}
+
+static inline uint64_t read32(const char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* 1 to 3 bytes, each byte read once or twice, no branch on the exact length. */
+static inline uint64_t read_small(const char *p, size_t n) {
+    return ((uint64_t)(unsigned char)p[0] << 16) | ((uint64_t)(unsigned char)p[n >> 1] << 8) |
+           (unsigned char)p[n - 1];
+}
+
+static uint64_t hash_bytes(const char *p, size_t n) {
+    uint64_t seed = HASH_S0 ^ mix(n ^ HASH_S1, HASH_S2);
+    uint64_t a, b;
+    if (n <= 16) {
+        if (n >= 4) {
+            /* two overlapping 4-byte reads from each end cover 4..16 bytes */
+            size_t q = (n >> 3) << 2;
+            a = (read32(p) << 32) | read32(p + q);
+            b = (read32(p + n - 4) << 32) | read32(p + n - 4 - q);
+        } else if (n > 0) {
+            a = read_small(p, n);
+            b = 0;
+        } else {
+            a = b = 0;
+        }
+    } else {
+        size_t i = n;
+        if (i > 48) {
+            uint64_t s1 = seed, s2 = seed;
+            do {
+                seed = mix(read64(p) ^ HASH_S1, read64(p + 8) ^ seed);
+                s1 = mix(read64(p + 16) ^ HASH_S2, read64(p + 24) ^ s1);
+                s2 = mix(read64(p + 32) ^ HASH_S0, read64(p + 40) ^ s2);
+                p += 48;
+                i -= 48;
+            } while (i > 48);
+            seed ^= s1 ^ s2;
+        }
+        while (i > 16) {
+            seed = mix(read64(p) ^ HASH_S1, read64(p + 8) ^ seed);
+            p += 16;
+            i -= 16;
+        }
+        /* the last 16 bytes of the string (overlapping what came before is fine) */
+        a = read64(p + i - 16);
+        b = read64(p + i - 8);
+    }
+    return mix(HASH_S1 ^ n, mix(a ^ HASH_S1, b ^ seed));
+}
+
+uint32_t vm_string_hash(String *s) {
+    if (s->hash != 0) return s->hash;
+    uint64_t h = hash_bytes(s->data, s->len);
+    uint32_t h32 = (uint32_t)(h ^ (h >> 32));
+    if (h32 == 0) h32 = 1;   /* 0 means "not computed yet" */
+    s->hash = h32;
+    return h32;
+}
+
+/* ======================================================================
+ * Ordering
+ * ======================================================================
+ * lua5.4 compares with strcoll() on each '\0'-separated piece in turn, a shorter string
+ * being smaller when all its pieces are equal. data[len] is always '\0', so every piece is
+ * a proper C string. In the C locale this is plain unsigned byte order; the strcoll loop is
+ * kept so that os.setlocale() changes the order as it does in Lua. */
+int vm_string_cmp(const String *a, const String *b) {
+    const char *l = a->data, *r = b->data;
+    size_t ll = a->len, lr = b->len;
+    for (;;) {
+        int c = strcoll(l, r);
+        if (c != 0) return c;
+        size_t n = strlen(l);   /* equal pieces: both have this length */
+        if (n == lr) return n == ll ? 0 : 1;   /* b is done */
+        if (n == ll) return -1;                /* a is done, b goes on */
+        n++;                                   /* skip the '\0' */
+        l += n;
+        ll -= n;
+        r += n;
+        lr -= n;
+    }
+}

@@ -1,0 +1,29 @@
+/* vm_string.h: immutable byte strings (see String in vm_value.h). */
+#ifndef VM_STRING_H
+#define VM_STRING_H
+
+#include "vm_value.h"
+
+struct State;
+
+/* New string with a copy of [len] bytes at [s]. Raises "not enough memory" on exhaustion. */
+String *vm_string_new(struct State *S, const char *s, size_t len);
+/* New string from a NUL-terminated C string. */
+String *vm_string_newc(struct State *S, const char *cstr);
+/* New string of [len] bytes left for the caller to fill (data[len] is already '\0').
+ * It must be completely written before it is hashed, compared or made visible. */
+String *vm_string_alloc(struct State *S, size_t len);
+
+/* Hash of the bytes (computed once, then cached in s->hash; never 0). */
+uint32_t vm_string_hash(String *s);
+
+/* Byte equality. */
+static inline bool vm_string_eq(String *a, String *b) {
+    return a == b || (a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
+}
+
+/* Ordering as Lua's string comparison (strcoll on each '\0'-separated piece, as lua5.4 does;
+ * in the C locale that is byte order): <0, 0, >0. */
+int vm_string_cmp(const String *a, const String *b);
+
+#endif

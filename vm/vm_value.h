@@ -1,0 +1,243 @@
+/* vm_value.h: tagged values and the runtime object layouts shared by every part of the VM. */
+#ifndef VM_VALUE_H
+#define VM_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ======================================================================
+ * Values
+ * ======================================================================
+ *
+ *   +---------------------------+----------+
+ *   | payload (8 bytes)         | tag (4)  |  + 4 bytes padding = 16 bytes
+ *   +---------------------------+----------+
+ *
+ * The payload of a collectable value is an untagged pointer to the start of
+ * the object, so Boehm's conservative scan sees every reference (NaN boxing
+ * would hide them: see ../shared/notes/dependencies.md section 3).
+ *
+ * Tag order matters: VT_NIL and VT_FALSE are the only false values and are
+ * the two smallest tags, so truthiness is one compare (v->tt > VT_FALSE).
+ * Grep ORDER VT if you change this enum.
+ */
+typedef enum {
+    VT_NIL = 0,
+    VT_FALSE,
+    VT_TRUE,
+    VT_INT,      /* 64-bit two's complement integer (Lua integer subtype) */
+    VT_FLOAT,    /* IEEE double (Lua float subtype) */
+    VT_LIGHTUD,  /* raw C pointer, not traced meaning (never a GC object) */
+    VT_STR,      /* String * */
+    VT_TABLE,    /* Table * */
+    VT_LFUNC,    /* LClosure *: a Lua function */
+    VT_CFUNC,    /* CClosure *: a C function with optional upvalues */
+    VT_USERDATA, /* Userdata * (files, thread handles, ...) */
+    VT_THREAD,   /* State *: a coroutine */
+    VT_PROTO,    /* Proto *: only inside constant tables of the compiler, never visible to programs */
+    VT_NTAGS
+} ValueTag;
+
+typedef int64_t vm_Integer;
+typedef uint64_t vm_Unsigned;
+typedef double vm_Number;
+
+struct String;
+struct Table;
+struct LClosure;
+struct CClosure;
+struct Userdata;
+struct State;
+struct Proto;
+
+typedef struct Value {
+    union {
+        vm_Integer i;
+        vm_Number n;
+        void *p;
+        struct String *s;
+        struct Table *t;
+        struct LClosure *lf;
+        struct CClosure *cf;
+        struct Userdata *u;
+        struct State *th;
+        struct Proto *pr;
+    } u;
+    uint32_t tt;
+} Value;
+
+#define VM_MAXINTEGER INT64_MAX
+#define VM_MININTEGER INT64_MIN
+
+/* --- constructors ------------------------------------------------------ */
+static inline Value vm_nil(void) { Value v; v.u.i = 0; v.tt = VT_NIL; return v; }
+static inline Value vm_bool(bool b) { Value v; v.u.i = 0; v.tt = b ? VT_TRUE : VT_FALSE; return v; }
+static inline Value vm_int(vm_Integer i) { Value v; v.u.i = i; v.tt = VT_INT; return v; }
+static inline Value vm_float(vm_Number n) { Value v; v.u.n = n; v.tt = VT_FLOAT; return v; }
+static inline Value vm_str(struct String *s) { Value v; v.u.s = s; v.tt = VT_STR; return v; }
+static inline Value vm_table(struct Table *t) { Value v; v.u.t = t; v.tt = VT_TABLE; return v; }
+static inline Value vm_lfunc(struct LClosure *f) { Value v; v.u.lf = f; v.tt = VT_LFUNC; return v; }
+static inline Value vm_cfunc(struct CClosure *f) { Value v; v.u.cf = f; v.tt = VT_CFUNC; return v; }
+static inline Value vm_userdata(struct Userdata *u) { Value v; v.u.u = u; v.tt = VT_USERDATA; return v; }
+static inline Value vm_thread(struct State *th) { Value v; v.u.th = th; v.tt = VT_THREAD; return v; }
+static inline Value vm_lightud(void *p) { Value v; v.u.p = p; v.tt = VT_LIGHTUD; return v; }
+
+/* --- predicates -------------------------------------------------------- */
+static inline bool vm_isnil(const Value *v) { return v->tt == VT_NIL; }
+static inline bool vm_isfalsy(const Value *v) { return v->tt <= VT_FALSE; }  /* ORDER VT */
+static inline bool vm_isbool(const Value *v) { return v->tt == VT_FALSE || v->tt == VT_TRUE; }
+static inline bool vm_isint(const Value *v) { return v->tt == VT_INT; }
+static inline bool vm_isfloat(const Value *v) { return v->tt == VT_FLOAT; }
+static inline bool vm_isnumber(const Value *v) { return v->tt == VT_INT || v->tt == VT_FLOAT; }
+static inline bool vm_isstr(const Value *v) { return v->tt == VT_STR; }
+static inline bool vm_istable(const Value *v) { return v->tt == VT_TABLE; }
+static inline bool vm_isfunction(const Value *v) { return v->tt == VT_LFUNC || v->tt == VT_CFUNC; }
+/* Collectable values carry a pointer into the GC heap. */
+static inline bool vm_iscollectable(const Value *v) { return v->tt >= VT_STR; }
+
+/* Number as a double, for a value known to be a number. */
+static inline vm_Number vm_numval(const Value *v) { return v->tt == VT_INT ? (vm_Number)v->u.i : v->u.n; }
+
+/* ======================================================================
+ * Objects
+ * ======================================================================
+ * Every object starts with ObjHeader so that generic code (tostring's
+ * "table: 0x..." formatting, the bytecode writer) can see what it points at.
+ * Objects live in the Boehm heap; see gc/gc_api.h for which are scanned. */
+typedef struct ObjHeader {
+    uint8_t type;   /* a ValueTag: VT_STR, VT_TABLE, ... */
+    uint8_t flags;  /* per type (Table: absent-metamethod cache, see vm_table.h) */
+    uint16_t extra; /* per type (CClosure: number of upvalues) */
+} ObjHeader;
+
+/* --- strings ------------------------------------------------------------
+ * Immutable byte strings (may contain '\0'); data[len] is always '\0' so C
+ * code can use them as C strings when they have no embedded zero.
+ * Strings are NOT interned: equality compares length, hash and bytes (a
+ * pointer compare first). Allocated pointer-free (GC atomic).
+ * hash is computed lazily: 0 means "not computed yet" (vm_string_hash). */
+typedef struct String {
+    ObjHeader h;
+    uint32_t hash;
+    size_t len;
+    char data[];
+} String;
+
+/* --- tables -------------------------------------------------------------
+ * Array part: arr[0 .. asize-1] holds keys 1 .. asize (nil where absent).
+ * Hash part: open addressing, linear probing, power-of-two capacity
+ * (hmask + 1 nodes, or none when node == NULL). A removed key stays as a
+ * "dead" node (key kept, value nil) so that next() can continue a traversal
+ * during which fields are cleared, as Lua requires. Integer keys that fit the
+ * array part never live in the hash part; float keys with an integer value
+ * are normalised to integers before any lookup.
+ * flags (in h.flags): bit e set means "metamethod e is known to be absent"
+ * when this table is used as a metatable; any raw store of a new key clears
+ * all bits (see vm_table.h). */
+typedef struct Node {
+    Value key;
+    Value val;
+} Node;
+
+typedef struct Table {
+    ObjHeader h;
+    uint32_t asize;        /* capacity of the array part */
+    uint32_t hmask;        /* hash capacity - 1 (0 when node == NULL) */
+    uint32_t hused;        /* nodes with a key, dead ones included */
+    uint32_t hlive;        /* nodes with a non-nil value */
+    Value *arr;            /* scanned GC block, or NULL when asize == 0 */
+    Node *node;            /* scanned GC block, or NULL */
+    struct Table *meta;    /* metatable or NULL */
+} Table;
+
+/* --- functions ----------------------------------------------------------
+ * Proto: the compiled form of one Lua function, produced by the compiler or
+ * the bytecode loader and immutable afterwards. */
+typedef uint64_t Instr;   /* see vm_opcodes.h for the layout */
+
+typedef struct UpvalDesc {
+    String *name;      /* for error messages; may be NULL (stripped) */
+    uint8_t instack;   /* 1: captures the enclosing function's register idx;
+                          0: the enclosing function's upvalue idx */
+    uint8_t kind;      /* VDKREG (0) regular, RDKCONST (1) <const>, RDKTOCLOSE (2) <close> */
+    uint16_t idx;
+} UpvalDesc;
+
+typedef struct LocVar {
+    String *name;
+    int32_t startpc;   /* first pc where the variable is active */
+    int32_t endpc;     /* first pc where the variable is dead */
+} LocVar;
+
+typedef struct Proto {
+    ObjHeader h;
+    uint8_t numparams;     /* fixed parameters */
+    uint8_t is_vararg;
+    uint16_t maxstack;     /* registers needed (<= VM_MAXREGS) */
+    int32_t ncode;
+    int32_t nk;
+    int32_t np;
+    int32_t nupvals;
+    int32_t nlocvars;
+    int32_t linedefined;   /* 0 for the main chunk */
+    int32_t lastlinedefined;
+    Instr *code;           /* ncode instructions (atomic block) */
+    int32_t *lineinfo;     /* ncode absolute source lines (atomic block); may be NULL */
+    Value *k;              /* nk constants: nil/bool/int/float/string only */
+    struct Proto **p;      /* np nested prototypes */
+    UpvalDesc *upvals;     /* nupvals descriptors */
+    LocVar *locvars;       /* nlocvars, in order of declaration; locals are
+                              assigned registers in order, so the i-th active
+                              local at a pc lives in register i */
+    String *source;        /* chunk name: "@file.lua" or "=stdin" or the source string of load() */
+    String *name;          /* best-effort function name from the declaration ("fib", "Point:new"), or NULL */
+} Proto;
+
+/* Upvalue: open while the variable lives on a stack (v points into the
+ * stack), closed once its scope ends (v points at 'closed'). Open upvalues
+ * of a coroutine form a list sorted by stack level, highest first
+ * (State.openupval); v is corrected when a stack is reallocated. */
+typedef struct UpVal {
+    ObjHeader h;
+    Value *v;
+    struct UpVal *next;    /* next open upvalue (lower level); unused when closed */
+    Value closed;
+} UpVal;
+
+typedef struct LClosure {
+    ObjHeader h;
+    struct Proto *p;
+    UpVal *upvals[];       /* p->nupvals entries */
+} LClosure;
+
+struct State;
+/* A C function: arguments are the stack slots above the function
+ * (vm_gettop / vm_at in vm_lib.h); it pushes its results and returns how
+ * many there are. */
+typedef int (*CFunction)(struct State *S);
+
+typedef struct CClosure {
+    ObjHeader h;           /* h.extra: number of upvalues */
+    CFunction f;
+    const char *name;      /* static string used in "bad argument #1 to 'name'" */
+    Value upvals[];
+} CClosure;
+
+/* Full userdata: an opaque block with a metatable. */
+typedef struct Userdata {
+    ObjHeader h;
+    struct Table *meta;
+    size_t size;
+    void *data;            /* points at payload, or at a separately managed block */
+    Value uv;              /* one user value */
+    max_align_t payload[];
+} Userdata;
+
+/* Limits. */
+#define VM_MAXREGS 250          /* registers per function: operand A is 16 bits but
+                                   Lua's limit of 200 locals plus temporaries fits in 250 */
+#define VM_MAXUPVALS 255        /* upvalues per function, as in Lua */
+
+#endif
