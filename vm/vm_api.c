@@ -86,14 +86,25 @@ void vm_remove(State *S, int idx) {
  * Argument errors and checks
  * ====================================================================== */
 
-static const char *current_fname(State *S) {
-    const Value *f = S->ci->func;
-    if (f->tt == VT_CFUNC && f->u.cf->name) return f->u.cf->name;
-    return "?";
-}
-
+/* As luaL_argerror: the function is named as the calling code named it; a method call
+ * does not count self; called from C, it is named by its place in a loaded library. */
 _Noreturn void vm_arg_error(State *S, int arg, const char *extramsg) {
-    vm_error(S, "bad argument #%d to '%s' (%s)", arg, current_fname(S), extramsg);
+    const char *name = NULL;
+    const char *kind = vm_callname(S, S->ci, &name);
+    char buf[160];
+    if (kind != NULL && strcmp(kind, "method") == 0) {
+        arg--;
+        if (arg == 0) vm_error(S, "calling '%s' on bad self (%s)", name, extramsg);
+    }
+    if (kind == NULL || name == NULL) {
+        if (vm_globalfuncname(S, S->ci->func, buf, sizeof buf))
+            name = buf;
+        else if (S->ci->func->tt == VT_CFUNC && S->ci->func->u.cf->name)
+            name = S->ci->func->u.cf->name;
+        else
+            name = "?";
+    }
+    vm_error(S, "bad argument #%d to '%s' (%s)", arg, name, extramsg);
 }
 
 _Noreturn void vm_type_error(State *S, int arg, const char *expected) {

@@ -175,16 +175,27 @@ static void checkcstack(State *S) {
         vm_runerror(S, "stack overflow (C stack overflow)");
 }
 
-void vm_call_value(State *S, Value *func, int nresults) {
+static void call_value(State *S, Value *func, int nresults, bool yieldable) {
     S->nCcalls++;
     if (S->nCcalls >= VM_MAXCCALLS || S->cstack_limit != NULL) checkcstack(S);
+    if (!yieldable) S->nny++;
     CallInfo *ci = vm_precall(S, func, nresults);
     if (ci != NULL) {
         ci->callstatus |= CIST_FRESH;
         vm_execute(S, ci);
     }
+    if (!yieldable) S->nny--;
     S->nCcalls--;
 }
+
+/* Calls from Lua code (metamethods, iterators) may be crossed by a yield; calls made by C
+ * functions may not, except where the C function is written for it (pcall, coroutine
+ * bodies), as in lua5.4. */
+void vm_call_value(State *S, Value *func, int nresults) {
+    call_value(S, func, nresults, !(S->ci->callstatus & CIST_C));
+}
+
+void vm_call_yieldable(State *S, Value *func, int nresults) { call_value(S, func, nresults, true); }
 
 /* ======================================================================
  * Protected execution
@@ -214,11 +225,12 @@ static void seterrorobj(State *S, int status, Value *oldtop) {
 typedef struct PCallArgs {
     Value *func;
     int nresults;
+    bool yieldable;
 } PCallArgs;
 
 static void f_call(State *S, void *ud) {
     PCallArgs *a = ud;
-    vm_call_value(S, a->func, a->nresults);
+    call_value(S, a->func, a->nresults, a->yieldable);
 }
 
 /* Close to-be-closed variables after an error, each in protected mode; an error in a
@@ -233,12 +245,13 @@ static void f_close(State *S, void *ud) {
     vm_close(S, vm_restorestack(S, c->level), &err);
 }
 
-static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc) {
+static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool yieldable) {
     CallInfo *old_ci = S->ci;
     ptrdiff_t old_top = vm_savestack(S, func);
     ptrdiff_t old_errfunc = S->errfunc;
     S->errfunc = errfunc;
-    PCallArgs a = {func, nresults};
+    int32_t old_nny = S->nny;
+    PCallArgs a = {func, nresults, yieldable};
     int status = vm_rawrunprotected(S, f_call, &a);
     if (status != VM_OK) {
         S->ci = old_ci;
@@ -250,13 +263,15 @@ static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc) {
             status = st;
         }
         seterrorobj(S, status, vm_restorestack(S, old_top));
+        vm_shrinkstack(S);
     }
+    S->nny = old_nny;
     S->errfunc = old_errfunc;
     return status;
 }
 
 int vm_pcall_msgh(State *S, int nargs, int nresults, ptrdiff_t errfunc) {
-    int status = pcall_value(S, S->top - nargs - 1, nresults, errfunc);
+    int status = pcall_value(S, S->top - nargs - 1, nresults, errfunc, false);
     if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
     return status;
 }
@@ -300,7 +315,7 @@ void vm_call(State *S, int nargs, int nresults) {
 }
 
 int vm_pcall(State *S, int nargs, int nresults) {
-    int status = pcall_value(S, S->top - nargs - 1, nresults, 0);
+    int status = pcall_value(S, S->top - nargs - 1, nresults, 0, false);
     if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
     return status;
 }
@@ -343,7 +358,8 @@ static int l_error(State *S) {
 static int l_pcall(State *S) {
     vm_check_any(S, 1);
     int n = vm_gettop(S);
-    int status = vm_pcall(S, n - 1, VM_MULTRET);
+    int status = pcall_value(S, S->top - n, VM_MULTRET, 0, true);
+    if (S->ci->top < S->top) S->ci->top = S->top;
     /* The results (or the error object) start at slot 1. */
     vm_checkstack(S, 1);
     vm_pushbool(S, status == VM_OK);
@@ -360,7 +376,7 @@ static int l_xpcall(State *S) {
     *vm_at(S, 1) = *vm_at(S, 2);
     *vm_at(S, 2) = f;
     ptrdiff_t h = vm_savestack(S, vm_at(S, 1));
-    int status = pcall_value(S, vm_at(S, 2), VM_MULTRET, h);
+    int status = pcall_value(S, vm_at(S, 2), VM_MULTRET, h, true);
     if (S->ci->top < S->top) S->ci->top = S->top;
     /* Results from slot 2 on; slot 1 (the handler) becomes the status. */
     *vm_at(S, 1) = vm_bool(status == VM_OK);

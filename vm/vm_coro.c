@@ -65,7 +65,7 @@ static void switch_to(State *from, State *to) {
 
 static void f_body(State *co, void *ud) {
     (void)ud;
-    vm_call_value(co, co->stack + 1, VM_MULTRET);
+    vm_call_yieldable(co, co->stack + 1, VM_MULTRET);
 }
 
 static void f_closeall(State *co, void *ud) {
@@ -162,7 +162,8 @@ static int resume(State *S, State *co, int nargs) {
  * values the next resume passes in (on top of the stack). */
 static int yield(State *S, int n) {
     State *to = S->resumer;
-    if (to == NULL || S->cstack == NULL) vm_error(S, "attempt to yield from outside a coroutine");
+    if (to == NULL || S->cstack == NULL) vm_runerror(S, "attempt to yield from outside a coroutine");
+    if (S->nny > 0) vm_runerror(S, "attempt to yield across a C-call boundary");
     S->nxfer = n;
     S->costatus = CO_SUSPENDED;
     S->resumer = NULL;
@@ -177,7 +178,7 @@ static int yield(State *S, int n) {
 
 static State *getco(State *S) {
     const Value *v = vm_at(S, 1);
-    if (v->tt != VT_THREAD) vm_type_error(S, 1, "coroutine");
+    if (v->tt != VT_THREAD) vm_type_error(S, 1, "thread");
     return v->u.th;
 }
 
@@ -256,7 +257,7 @@ static int co_running(State *S) {
 
 static int co_isyieldable(State *S) {
     State *co = vm_gettop(S) >= 1 ? getco(S) : S;
-    vm_pushbool(S, co->cstack != NULL);
+    vm_pushbool(S, co->cstack != NULL && co->nny == 0);
     return 1;
 }
 

@@ -232,8 +232,7 @@ _Noreturn void vm_concaterror(State *S, const Value *a, const Value *b) {
 }
 
 _Noreturn void vm_opinterror(State *S, const Value *a, const Value *b, const char *msg) {
-    Value n;
-    if (!vm_tonumber(a, &n)) b = a; /* the first operand is wrong */
+    if (!vm_isnumber(a)) b = a; /* the first operand is wrong */
     vm_typeerror(S, b, msg);
 }
 
@@ -252,7 +251,8 @@ _Noreturn void vm_ordererror(State *S, const Value *a, const Value *b) {
 }
 
 _Noreturn void vm_forerror(State *S, const Value *v, const char *what) {
-    vm_runerror(S, "'for' %s must be a number", strcmp(what, "initial") == 0 ? "initial value" : what);
+    vm_runerror(S, "bad 'for' %s (number expected, got %s)",
+                strcmp(what, "initial") == 0 ? "initial value" : what, vm_objtypename(S, v));
 }
 
 /* ======================================================================
@@ -279,6 +279,31 @@ static bool libname(State *S, const Value *f, char *buf, size_t size) {
         }
     }
     return false;
+}
+
+const char *vm_callname(State *S, const CallInfo *ci, const char **name) {
+    const CallInfo *caller = ci->prev;
+    if (caller == NULL || (ci->callstatus & CIST_TAIL) || !islua(caller)) return NULL;
+    const Proto *p = caller->func->u.lf->p;
+    int pc = currentpc(caller);
+    Instr i = p->code[pc];
+    switch (vm_op(i)) {
+    case OP_CALL:
+    case OP_TAILCALL: return getobjname(p, pc, (int)vm_a(i), name);
+    case OP_TFORCALL: *name = "for iterator"; return "for iterator";
+    default: return NULL;
+    }
+}
+
+bool vm_globalfuncname(State *S, const Value *f, char *buf, size_t size) {
+    char tmp[160];
+    if (!libname(S, f, tmp, sizeof tmp)) return false;
+    /* tmp is "function 'x.y'": keep x.y */
+    const char *q = strchr(tmp, '\'');
+    snprintf(buf, size, "%s", q ? q + 1 : tmp);
+    size_t n = strlen(buf);
+    if (n > 0 && buf[n - 1] == '\'') buf[n - 1] = '\0';
+    return true;
 }
 
 void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size) {

@@ -28,4 +28,11 @@ String *vm_traceback(State *S, const char *msg, int level);
  * Written into buf. */
 void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size);
 
+/* Name the caller used for the function running in [ci] (getobjname on the call
+ * instruction): returns the kind ("global", "local", "method", "field", "upvalue", ...)
+ * and sets *name, or NULL when the caller is not Lua code. */
+const char *vm_callname(State *S, const CallInfo *ci, const char **name);
+/* "string.rep" / "print" when [f] is a field of a loaded library. */
+bool vm_globalfuncname(State *S, const Value *f, char *buf, size_t size);
+
 #endif

@@ -15,6 +15,8 @@ static inline void vm_checkstack_fast(State *S, int n) {
 #define vm_restorestack(S, n) ((Value *)((char *)(S)->stack + (n)))
 
 CallInfo *vm_extend_ci(State *S);
+/* After an error was handled: give back the extra room granted for a stack overflow. */
+void vm_shrinkstack(State *S);
 static inline CallInfo *vm_next_ci(State *S) {
     return S->ci->next ? S->ci->next : vm_extend_ci(S);
 }
@@ -33,6 +35,9 @@ CallInfo *vm_pretailcall(State *S, CallInfo *ci, Value *func, int narg1);
 
 /* Call the value at [func] (args up to top) and run it to completion, from C. */
 void vm_call_value(State *S, Value *func, int nresults);
+
+/* As vm_call_value, and a coroutine may yield inside the call even when made from C. */
+void vm_call_yieldable(State *S, Value *func, int nresults);
 
 /* The interpreter: runs Lua frames starting at [ci] (marked CIST_FRESH) until it returns. */
 void vm_execute(State *S, CallInfo *ci);

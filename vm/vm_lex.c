@@ -551,7 +551,12 @@ void vm_lex_init(Lexer *ls, State *S, const char *src, size_t len, CompileError 
     ls->t.kind = TK_EOS;
     ls->t.line = 1;
     ls->t.col = 1;
-    if (ls->p < ls->end && *ls->p == '#') { /* skip a "#!" first line (keep the newline) */
+}
+
+void vm_lex_skip_first_line(Lexer *ls) {
+    if (ls->end - ls->p >= 3 && memcmp(ls->p, "\xEF\xBB\xBF", 3) == 0) ls->p += 3;
+    if (ls->p < ls->end && *ls->p == '#') { /* keep the newline: line numbers stay right */
         while (ls->p < ls->end && !isnewline((unsigned char)*ls->p)) ls->p++;
     }
+    ls->linestart = ls->p;
 }

@@ -62,8 +62,11 @@ typedef struct Lexer {
     String *source;        /* chunk name */
 } Lexer;
 
-/* Start lexing [len] bytes at [src] (a "#" first line is skipped). */
+/* Start lexing [len] bytes at [src]. */
 void vm_lex_init(Lexer *ls, State *S, const char *src, size_t len, CompileError *err, jmp_buf *jb);
+/* Skip a UTF-8 byte order mark and a first line starting with '#' (as Lua's file loader
+ * does; load() of a string skips nothing). Call right after vm_lex_init. */
+void vm_lex_skip_first_line(Lexer *ls);
 /* Read the next token into ls->t. */
 void vm_lex_next(Lexer *ls);
 /* Peek at the token after ls->t (returns its kind). */

@@ -16,6 +16,12 @@
 #define DIR_SEP '/'
 #define PACKAGE_CONFIG "/\n;\n?\n!\n-\n"
 
+/* package.cpath: lua5.4's default on Debian (x86-64), so that "module not found" messages
+ * match it line for line; nothing is ever loaded from it (see searcher_c). */
+#define DEFAULT_CPATH                                                                      \
+    "/usr/local/lib/lua/5.4/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so;"                 \
+    "/usr/lib/lua/5.4/?.so;/usr/local/lib/lua/5.4/loadall.so;./?.so"
+
 /* print builds each line on the C stack when it fits, so that the common case allocates
  * nothing; longer lines go through one GC leaf block. */
 #define PRINT_STACKBUF 512
@@ -200,7 +206,7 @@ static int digit_value(int c) {
     return 99;
 }
 
-/* Integer numeral of [s, s+len) in [base], with surrounding spaces and an optional '-';
+/* Integer numeral of [s, s+len) in [base], with surrounding spaces and an optional sign;
  * wraps around on overflow as lua5.4 does. False if it is not such a numeral. */
 static bool str2int_base(const char *s, size_t len, int base, vm_Integer *out) {
     const char *e = s + len;
@@ -208,6 +214,8 @@ static bool str2int_base(const char *s, size_t len, int base, vm_Integer *out) {
     bool neg = false;
     if (s < e && *s == '-') {
         neg = true;
+        s++;
+    } else if (s < e && *s == '+') {
         s++;
     }
     if (s == e || digit_value((unsigned char)*s) >= base) return false;
@@ -394,8 +402,12 @@ static int base_getmetatable(State *S) {
 static int base_assert(State *S) {
     if (!vm_isfalsy(vm_at(S, 1))) return vm_gettop(S);
     vm_check_any(S, 1);
-    if (vm_gettop(S) < 2) vm_error_value(S, vm_str(vm_string_newc(S, "assertion failed!")));
-    vm_error_value(S, arg_value(S, 2));
+    /* as error(msg, 1): a string message gets the position of assert's caller when that
+     * is a Lua function (vm_error adds exactly that); other values are thrown as they are */
+    if (vm_gettop(S) < 2) vm_error(S, "assertion failed!");
+    Value msg = arg_value(S, 2);
+    if (vm_isstr(&msg)) vm_error(S, "%s", msg.u.s->data);
+    vm_error_value(S, msg);
 }
 
 /* The collector is Boehm's, always on and not generational; collectgarbage keeps the
@@ -701,6 +713,35 @@ static int searcher_lua(State *S) {
     return 2;
 }
 
+/* searchers[3] and [4]: C libraries along package.cpath (for the whole name, then for its
+ * root before the first dot). Tandem cannot load C code: these searchers exist so that the
+ * "module not found" message lists what lua5.4 lists; a C library that is found is
+ * reported as a loading error. */
+static int search_clib(State *S, const char *name, const char *modname) {
+    Table *pkg = package_table(S);
+    Value cpath = vm_getfield(S, &(Value){.u.t = pkg, .tt = VT_TABLE}, "cpath");
+    if (!vm_isstr(&cpath)) vm_error(S, "'package.cpath' must be a string");
+    String *notfound = NULL;
+    String *filename = search_path(S, name, cpath.u.s->data, ".", "/", &notfound);
+    if (filename == NULL) return push1(S, vm_str(notfound));
+    vm_error_value(S, vm_str(vm_pushfstring(S, "error loading module '%s' from file '%s':\n\t%s",
+                                            modname, filename->data,
+                                            "C modules are not supported")));
+}
+
+static int searcher_c(State *S) {
+    const char *name = vm_check_string(S, 1)->data;
+    return search_clib(S, name, name);
+}
+
+static int searcher_croot(State *S) {
+    const char *name = vm_check_string(S, 1)->data;
+    const char *dot = strchr(name, '.');
+    if (dot == NULL) return 0;
+    String *root = vm_string_new(S, name, (size_t)(dot - name));
+    return search_clib(S, root->data, name);
+}
+
 /* Find a loader for [name] through package.searchers: pushes the loader and its extra
  * value, or raises "module 'name' not found:" with what every searcher said. */
 static void find_loader(State *S, Table *pkg, String *name) {
@@ -787,7 +828,7 @@ void vm_open_package(State *S) {
     Table *loaded = S->g->loaded;
     Table *pkg = vm_table_new(S, 0, 8);
     vm_setfield(S, pkg, "path", vm_str(default_path(S)));
-    vm_setfield(S, pkg, "cpath", vm_str(vm_string_newc(S, "")));
+    vm_setfield(S, pkg, "cpath", vm_str(vm_string_newc(S, DEFAULT_CPATH)));
     vm_setfield(S, pkg, "config", vm_str(vm_string_newc(S, PACKAGE_CONFIG)));
     vm_setfield(S, pkg, "loaded", vm_table(loaded));
     vm_setfield(S, pkg, "preload", vm_table(vm_table_new(S, 0, 0)));
@@ -800,6 +841,12 @@ void vm_open_package(State *S) {
     CClosure *lua = vm_newcfunction(S, searcher_lua, "searcher_Lua", 1);
     lua->upvals[0] = vm_table(pkg);
     vm_table_setint(S, searchers, 2, &(Value){.u.cf = lua, .tt = VT_CFUNC});
+    CClosure *c = vm_newcfunction(S, searcher_c, "searcher_C", 1);
+    c->upvals[0] = vm_table(pkg);
+    vm_table_setint(S, searchers, 3, &(Value){.u.cf = c, .tt = VT_CFUNC});
+    CClosure *croot = vm_newcfunction(S, searcher_croot, "searcher_Croot", 1);
+    croot->upvals[0] = vm_table(pkg);
+    vm_table_setint(S, searchers, 4, &(Value){.u.cf = croot, .tt = VT_CFUNC});
     vm_setfield(S, pkg, "searchers", vm_table(searchers));
 
     CClosure *req = vm_newcfunction(S, pkg_require, "require", 1);

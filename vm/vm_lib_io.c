@@ -265,6 +265,9 @@ static bool read_number(State *S, FILE *f) {
  * failure, whose result becomes nil. No format means "l". Returns the number of results
  * (nil, message, errno on a read error). */
 static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalues) {
+/* the argument number reported for format i: for the lines iterator, lua5.4 counts the
+ * formats from 2 (they sit above the file on its stack) */
+#define FMT_ARG(i) (from_upvalues ? (i) - first + 2 : (i))
     clearerr(f);
     int n = 0;
     bool ok = true;
@@ -279,7 +282,8 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
             if (vm_isnumber(&fmt)) {
                 vm_Integer cnt;
                 if (!vm_tointeger(&fmt, &cnt)) {
-                    if (from_upvalues) vm_arg_error(S, idx, "number has no integer representation");
+                    if (from_upvalues)
+                        vm_arg_error(S, FMT_ARG(idx), "number has no integer representation");
                     cnt = vm_check_integer(S, idx);
                 }
                 ok = cnt == 0 ? test_eof(S, f) : read_upto(S, f, (size_t)cnt) > 0;
@@ -287,7 +291,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
             }
             const char *p;
             if (vm_isstr(&fmt)) p = fmt.u.s->data;
-            else if (from_upvalues) vm_arg_error(S, idx, "invalid format");
+            else if (from_upvalues) vm_arg_error(S, FMT_ARG(idx), "invalid format");
             else p = vm_check_string(S, idx)->data;
             if (*p == '*') p++; /* "*l" and friends, as in Lua 5.3 */
             switch (*p) {
@@ -295,7 +299,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
             case 'l': ok = read_line(S, f, true); break;
             case 'L': ok = read_line(S, f, false); break;
             case 'a': read_upto(S, f, SIZE_MAX); ok = true; break;
-            default: vm_arg_error(S, idx, "invalid format");
+            default: vm_arg_error(S, FMT_ARG(idx), "invalid format");
             }
         }
     }
@@ -305,6 +309,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
         vm_pushnil(S);
     }
     return n;
+#undef FMT_ARG
 }
 
 static int io_read(State *S) {
@@ -437,7 +442,8 @@ static int io_flush(State *S) {
 
 /* Index of the option named by the string at [arg] (default [def]) in [names]. */
 static int check_option(State *S, int arg, const char *def, const char *const names[]) {
-    const char *name = vm_opt_string(S, arg, vm_string_newc(S, def))->data;
+    const char *name = def ? vm_opt_string(S, arg, vm_string_newc(S, def))->data
+                           : vm_check_string(S, arg)->data;
     for (int i = 0; names[i] != NULL; i++)
         if (strcmp(names[i], name) == 0) return i;
     vm_arg_error(S, arg, vm_pushfstring(S, "invalid option '%s'", name)->data);

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vm_api.h"
+#include "vm_do.h"
 #include "vm_lib.h"
 
 /* Room for the expansion of one strftime conversion ("%c" is the longest in practice). */
@@ -189,13 +191,25 @@ static int os_getenv(State *S) {
     return 1;
 }
 
+static void close_main_tbc(State *S, void *ud) {
+    (void)ud;
+    Value nil = vm_nil();
+    vm_close(S, S->stack, &nil);
+}
+
 /* os.exit([code [, close]]): true/false or a status; stdio buffers (print, io.write) are
- * flushed by exit(). */
+ * flushed by exit(). With [close], the pending to-be-closed variables of the main
+ * coroutine are closed first, as lua_close does (errors in their __close are ignored,
+ * and closing goes on with the next one). */
 static int os_exit(State *S) {
     int status;
     Value *v = vm_at(S, 1);
     if (vm_isbool(v)) status = v->tt == VT_TRUE ? EXIT_SUCCESS : EXIT_FAILURE;
     else status = (int)vm_opt_integer(S, 1, EXIT_SUCCESS);
+    if (!vm_isfalsy(vm_at(S, 2)) && S == S->g->mainthread) {
+        for (int tries = S->ntbc + 1; tries > 0 && S->ntbc > 0; tries--)
+            if (vm_protect(S, close_main_tbc, NULL) == VM_OK) break;
+    }
     fflush(NULL);
     exit(status);
 }

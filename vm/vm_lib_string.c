@@ -2,7 +2,9 @@
  * metatable; patterns live in vm_lib_pattern.c, string.format in vm_lib_strfmt.c. */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
+#include "vm_bytecode.h"
 #include "vm_lib_pattern.h"
 
 /* Largest string the library builds: Lua's MAX_SIZE, the smaller of size_t and its integer
@@ -164,6 +166,22 @@ static int str_char(State *S) {
     return 1;
 }
 
+/* string.dump: the function's prototype in the bytecode format, which load() accepts. */
+static int str_dump(State *S) {
+    vm_check_type(S, 1, VT_LFUNC);
+    bool strip = !vm_isfalsy(vm_at(S, 2));
+    Value *f = vm_at(S, 1);
+    if (f->tt != VT_LFUNC) vm_error(S, "unable to dump given function");
+    size_t len;
+    unsigned char *buf = vm_bytecode_dump(f->u.lf->p, &len, strip);
+    if (buf == NULL) vm_error(S, "unable to dump given function");
+    String *r = vm_string_alloc(S, len);   /* may raise: copy into it before that matters */
+    memcpy(r->data, buf, len);
+    free(buf);
+    vm_push(S, vm_str(r));
+    return 1;
+}
+
 /* ======================================================================
  * String arithmetic metamethods ("10" + 1): convert both operands with the numeral rules,
  * else defer to the other operand's metamethod, as lua5.4's string metatable does.
@@ -244,7 +262,8 @@ static int arith_unm(State *S) { return string_arith(S, SA_UNM, "__unm"); }
  * ====================================================================== */
 
 static const LibReg string_funcs[] = {
-    {"byte", str_byte},       {"char", str_char},     {"find", vm_str_find},
+    {"byte", str_byte},       {"char", str_char},     {"dump", str_dump},
+    {"find", vm_str_find},
     {"format", vm_str_format}, {"gmatch", vm_str_gmatch}, {"gsub", vm_str_gsub},
     {"len", str_len},         {"lower", str_lower},   {"match", vm_str_match},
     {"rep", str_rep},         {"reverse", str_reverse}, {"sub", str_sub},

@@ -101,9 +101,9 @@ static int tab_remove(State *S) {
     Value t;
     vm_Integer size = aux_getn(S, 1, TAB_RW, &t);
     vm_Integer pos = vm_opt_integer(S, 2, size);
-    /* a given position must lie in [1, size + 1] */
+    /* a given position must lie in [1, size + 1] (lua5.4 blames argument 1 here) */
     if (pos != size && (vm_Unsigned)pos - 1u > (vm_Unsigned)size)
-        vm_arg_error(S, 2, "position out of bounds");
+        vm_arg_error(S, 1, "position out of bounds");
     Value result = tget(S, &t, pos);
     for (; pos < size; pos++) tset(S, &t, pos, tget(S, &t, pos + 1));
     tset(S, &t, pos, vm_nil());
@@ -123,7 +123,7 @@ static int tab_move(State *S) {
         if (!(f > 0 || e < VM_MAXINTEGER + f)) vm_arg_error(S, 3, "too many elements to move");
         vm_Integer n = e - f + 1; /* number of elements to move */
         if (t > VM_MAXINTEGER - n + 1) vm_arg_error(S, 4, "destination wrap around");
-        if (t > e || t > f || (tt != 1 && !vm_equal(S, &src, &dst))) {
+        if (t > e || t <= f || (tt != 1 && !vm_equal(S, &src, &dst))) {
             for (vm_Integer i = 0; i < n; i++) tset(S, &dst, t + i, tget(S, &src, f + i));
         } else {
             for (vm_Integer i = n - 1; i >= 0; i--) tset(S, &dst, t + i, tget(S, &src, f + i));

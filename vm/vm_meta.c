@@ -70,14 +70,14 @@ static bool tonum(const Value *v, Value *out) {
     return false;
 }
 
+/* Integer operand of a bitwise operation: strings are not coerced (lua5.4's string
+ * metamethods cover arithmetic only). */
 static bool toint_strict(const Value *v, vm_Integer *out) {
-    Value n;
-    if (!tonum(v, &n)) return false;
-    if (n.tt == VT_INT) {
-        *out = n.u.i;
+    if (v->tt == VT_INT) {
+        *out = v->u.i;
         return true;
     }
-    return vm_flt2int(n.u.n, out);
+    return v->tt == VT_FLOAT && vm_flt2int(v->u.n, out);
 }
 
 bool vm_lt_num(const Value *a, const Value *b) {
@@ -125,12 +125,12 @@ bool vm_eq_num(const Value *a, const Value *b) {
     return vm_flt2int(a->u.n, &i) && i == b->u.i;
 }
 
-static bool isbitop(TMS op) { return (op >= TM_BAND && op <= TM_SHR) || op == TM_BNOT; }
-
-static bool is_num_or_numstr(const Value *v) {
+static bool is_numstr(const Value *v) {
     Value n;
     return tonum(v, &n);
 }
+
+static bool isbitop(TMS op) { return (op >= TM_BAND && op <= TM_SHR) || op == TM_BNOT; }
 
 Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
     if (isbitop(op)) {
@@ -156,10 +156,10 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
                 case TM_MUL: return vm_int((vm_Integer)((vm_Unsigned)i * (vm_Unsigned)j));
                 case TM_UNM: return vm_int((vm_Integer)(0u - (vm_Unsigned)i));
                 case TM_MOD:
-                    if (j == 0) vm_runerror(S, "attempt to perform 'n%%%%0'");
+                    if (j == 0) vm_runerror(S, "attempt to perform 'n%%0'");
                     return vm_int(vm_imod(i, j));
                 case TM_IDIV:
-                    if (j == 0) vm_runerror(S, "attempt to perform 'n//0'");
+                    if (j == 0) vm_runerror(S, "attempt to divide by zero");
                     return vm_int(vm_idiv(i, j));
                 default: break; /* / and ^ are float operations */
                 }
@@ -181,9 +181,11 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
     Value res;
     if (trybinTM(S, a, b, op, &res)) return res;
     if (isbitop(op)) {
-        if (is_num_or_numstr(a) && is_num_or_numstr(b)) vm_tointerror(S, a, b);
+        if (vm_isnumber(a) && vm_isnumber(b)) vm_tointerror(S, a, b);
         vm_opinterror(S, a, b, "perform bitwise operation on");
     }
+    /* A numeric string is a fine operand of arithmetic: blame the other one. */
+    if (a->tt == VT_STR && is_numstr(a)) a = b;
     vm_opinterror(S, a, b, "perform arithmetic on");
 }
 
@@ -284,6 +286,8 @@ bool vm_equal(State *S, const Value *a, const Value *b) {
 static bool order_tm(State *S, const Value *a, const Value *b, TMS e) {
     Value r;
     if (trybinTM(S, a, b, e, &r)) return !vm_isfalsy(&r);
+    /* a <= b as not (b < a) when only __lt exists: lua5.4 is built with LUA_COMPAT_LT_LE. */
+    if (e == TM_LE && trybinTM(S, b, a, TM_LT, &r)) return vm_isfalsy(&r);
     vm_ordererror(S, a, b);
 }
 

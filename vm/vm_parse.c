@@ -1481,6 +1481,8 @@ Proto *vm_compile(State *S, const char *src, size_t len, const char *source, Com
     memset(&p, 0, sizeof p);
     if (setjmp(jb)) return NULL;
     vm_lex_init(&p.ls, S, src, len, err, &jb);
+    if (source && (source[0] == '@' || strcmp(source, "=stdin") == 0))
+        vm_lex_skip_first_line(&p.ls); /* a file's "#!" line, as Lua's file loader */
     p.source = vm_string_newc(S, source ? source : "?");
     p.ls.envname = vm_string_new(S, "_ENV", 4);
     return mainfunc(&p);

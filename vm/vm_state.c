@@ -111,6 +111,16 @@ void vm_growstack(State *S, int n) {
     realloc_stack(S, newsize);
 }
 
+void vm_shrinkstack(State *S) {
+    if (S->stacksize <= VM_MAXSTACK) return;
+    Value *lim = S->top;
+    for (CallInfo *ci = S->ci; ci != NULL; ci = ci->prev)
+        if (lim < ci->top) lim = ci->top;
+    int inuse = (int)(lim - S->stack) + 1;
+    int newsize = inuse + inuse / 2 + VM_MINSTACK;
+    if (newsize < VM_MAXSTACK) realloc_stack(S, newsize);
+}
+
 CallInfo *vm_extend_ci(State *S) {
     CallInfo *ci = vm_alloc(S, sizeof(CallInfo));
     S->ci->next = ci;

@@ -88,6 +88,8 @@ typedef struct State {
     Value *stack_last;         /* stack + stacksize - VM_EXTRA_STACK */
     int32_t stacksize;
     int32_t nCcalls;           /* nested C calls / interpreter entries, for "C stack overflow" */
+    int32_t nny;               /* calls made from C functions in progress: yield is refused
+                                  while > 0, as lua5.4 refuses to yield across them */
     CallInfo *ci;              /* current frame */
     CallInfo base_ci;          /* frame of the entry point (C) */
     UpVal *openupval;          /* open upvalues, highest stack level first */
