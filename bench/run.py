@@ -14,6 +14,7 @@ seconds of the whole process; peak RSS comes from wait4's ru_maxrss.
 
 import argparse
 import csv
+import ctypes
 import math
 import os
 import shutil
@@ -76,18 +77,39 @@ def find_tandem(path):
     return None
 
 
+# Linux records in ru_maxrss the resident size a process had when it called
+# exec, so a program started straight from this (15 MB) Python process would
+# never show less than 15 MB. Instead a small /bin/sh starts it in the
+# background, tells us its pid and exits; as a child subreaper we inherit the
+# program and wait4 it ourselves.
+PR_SET_CHILD_SUBREAPER = 36
+LAUNCHER = '"$@" 3>&- & echo $! >&3'
+
+
+def become_subreaper():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit("run.py: prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
 def run_once(argv, program, timeout):
     """(seconds, CPU seconds, peak RSS in KB, exit status or None, stdout, stderr).
 
-    posix_spawn (vfork-like in glibc), not fork: a forked copy of this Python
-    process would count its own pages in the child's ru_maxrss. The current
-    directory is already PROGRAMS (set once in main)."""
+    The current directory is already PROGRAMS (set once in main)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        rfd, wfd = os.pipe()
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                    (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
-                   (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
+                   (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+                   (os.POSIX_SPAWN_DUP2, wfd, 3),
+                   (os.POSIX_SPAWN_CLOSE, rfd)]
         start = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv + [program], os.environ, file_actions=actions)
+        sh = os.posix_spawn("/bin/sh", ["sh", "-c", LAUNCHER, "sh"] + argv + [program],
+                            os.environ, file_actions=actions)
+        os.close(wfd)
+        os.waitpid(sh, 0)
+        with os.fdopen(rfd) as f:
+            pid = int(f.read().strip())
         killed = []
         timer = threading.Timer(timeout, lambda: (killed.append(1), os.kill(pid, signal.SIGKILL)))
         timer.start()
@@ -168,6 +190,7 @@ def main():
         print("note: without lua5.4 the outputs are not checked")
 
     os.chdir(PROGRAMS)
+    become_subreaper()
     programs = sorted(f for f in os.listdir(PROGRAMS) if f.endswith(".lua"))
     if opts.only:
         programs = [p for p in programs if any(o in p[:-4] for o in opts.only)]

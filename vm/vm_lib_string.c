@@ -262,12 +262,11 @@ static int arith_unm(State *S) { return string_arith(S, SA_UNM, "__unm"); }
  * ====================================================================== */
 
 static const LibReg string_funcs[] = {
-    {"byte", str_byte},       {"char", str_char},     {"dump", str_dump},
-    {"find", vm_str_find},
-    {"format", vm_str_format}, {"gmatch", vm_str_gmatch}, {"gsub", vm_str_gsub},
-    {"len", str_len},         {"lower", str_lower},   {"match", vm_str_match},
-    {"rep", str_rep},         {"reverse", str_reverse}, {"sub", str_sub},
-    {"upper", str_upper},     {NULL, NULL},
+    {"byte", str_byte},     {"char", str_char},       {"dump", str_dump},
+    {"find", vm_str_find},  {"format", vm_str_format}, {"gmatch", vm_str_gmatch},
+    {"gsub", vm_str_gsub},  {"len", str_len},         {"lower", str_lower},
+    {"match", vm_str_match}, {"rep", str_rep},        {"reverse", str_reverse},
+    {"sub", str_sub},       {"upper", str_upper},     {NULL, NULL},
 };
 
 static const LibReg string_meta_funcs[] = {

@@ -2,7 +2,7 @@
 -- small vectors (tables with a hash part), short strings used as keys, and
 -- arrays grown by appending. Optional argument: rounds.
 local unpack = table.unpack or unpack  -- LuaJIT (Lua 5.1) has a global unpack
-local rounds = tonumber(arg and arg[1]) or 70
+local rounds = tonumber(arg and arg[1]) or 78
 local checksum = 0
 for round = 1, rounds do
   -- a linked list of 20000 nodes, walked then dropped

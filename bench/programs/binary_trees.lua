@@ -12,7 +12,7 @@ local function check(tree)
   return 1
 end
 
-local N = tonumber(arg and arg[1]) or 14
+local N = tonumber(arg and arg[1]) or 15
 local mindepth = 4
 local maxdepth = math.max(mindepth + 2, N)
 

@@ -16,7 +16,7 @@ local function partial(f, a) return function(b) return f(a, b) end end
 local function add(a, b) return a + b end
 local function mul(a, b) return a * b end
 
-local rounds = tonumber(arg and arg[1]) or 400
+local rounds = tonumber(arg and arg[1]) or 640
 local checksum = 0
 for round = 1, rounds do
   local data = {}

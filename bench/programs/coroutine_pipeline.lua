@@ -26,7 +26,7 @@ local function walk(node)
   if node.right then walk(node.right) end
 end
 
-local rounds = tonumber(arg and arg[1]) or 50
+local rounds = tonumber(arg and arg[1]) or 90
 local t = tree(12, 1)
 local checksum = 0
 for round = 1, rounds do

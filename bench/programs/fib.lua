@@ -5,5 +5,5 @@ local function fib(n)
   return fib(n - 1) + fib(n - 2)
 end
 
-local n = tonumber(arg and arg[1]) or 36
+local n = tonumber(arg and arg[1]) or 37
 print(string.format("fib(%d) = %d", n, fib(n)))

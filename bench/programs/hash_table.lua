@@ -1,7 +1,7 @@
 -- Hash-part workloads: inserting, looking up, updating and deleting string
 -- and integer keys in large tables, plus counting with pairs.
 -- Optional argument: rounds.
-local rounds = tonumber(arg and arg[1]) or 6
+local rounds = tonumber(arg and arg[1]) or 8
 local keys = {}
 for i = 1, 200000 do keys[i] = "key_" .. (i * 7919 % 1000003) end
 

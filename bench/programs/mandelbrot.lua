@@ -1,7 +1,7 @@
 -- Mandelbrot set membership over a grid: float multiply/add in an inner loop
 -- with an iteration limit; the result is an integer count per row combined
 -- into a checksum. Optional argument: grid size.
-local size = tonumber(arg and arg[1]) or 900
+local size = tonumber(arg and arg[1]) or 1150
 local maxiter = 100
 local inside, checksum = 0, 0
 for y = 0, size - 1 do

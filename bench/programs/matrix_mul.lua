@@ -1,7 +1,7 @@
 -- Dense matrix multiplication on nested tables (rows of arrays), with
 -- integer-valued entries so the checksum is exact in every implementation.
 -- Optional argument: matrix size.
-local n = tonumber(arg and arg[1]) or 300
+local n = tonumber(arg and arg[1]) or 330
 local function matrix(n, seed)
   local m = {}
   for i = 1, n do

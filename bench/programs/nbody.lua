@@ -81,7 +81,7 @@ local function advance(b, n, dt)
   end
 end
 
-local steps = tonumber(arg and arg[1]) or 700000
+local steps = tonumber(arg and arg[1]) or 850000
 offset_momentum(bodies)
 print(string.format("%.9f", energy(bodies)))
 local n = #bodies

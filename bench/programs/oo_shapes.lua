@@ -58,7 +58,7 @@ for i = 1, 1000 do
   else shapes[i] = Triangle.new(0, 0, 3, 4, 5 + i % 3) end
 end
 
-local passes = tonumber(arg and arg[1]) or 2400
+local passes = tonumber(arg and arg[1]) or 7800
 local total, moved = 0, 0
 for p = 1, passes do
   for i = 1, #shapes do

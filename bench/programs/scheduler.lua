@@ -169,7 +169,7 @@ local function run(count)
   return s.queued, s.holds
 end
 
-local runs = tonumber(arg and arg[1]) or 35
+local runs = tonumber(arg and arg[1]) or 75
 local tq, th = 0, 0
 for _ = 1, runs do
   local q, h = run(10000)

@@ -27,7 +27,7 @@ local function AtAv(x, y, t, N)
   Atv(t, y, N)
 end
 
-local N = tonumber(arg and arg[1]) or 800
+local N = tonumber(arg and arg[1]) or 1000
 local u, v, t = {}, {}, {}
 for i = 1, N do u[i] = 1 end
 for _ = 1, 10 do

@@ -1,7 +1,7 @@
 -- String building: string.format with several conversions, concatenation
 -- chains, table.concat of many pieces, string.rep, sub and byte-level
 -- checksums over the results. Optional argument: rounds.
-local rounds = tonumber(arg and arg[1]) or 14
+local rounds = tonumber(arg and arg[1]) or 32
 local checksum = 0
 local function mix(s)
   local h = #s

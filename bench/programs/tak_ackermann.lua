@@ -11,7 +11,7 @@ local function ack(m, n)
   return ack(m - 1, ack(m, n - 1))
 end
 
-local reps = tonumber(arg and arg[1]) or 16
+local reps = tonumber(arg and arg[1]) or 24
 local sum = 0
 for i = 1, reps do
   sum = sum + tak(24, 16, 8 + i % 2)

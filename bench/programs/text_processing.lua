@@ -14,7 +14,7 @@ for i = 1, 3000 do
 end
 local text = table.concat(lines, "\n")
 
-local rounds = tonumber(arg and arg[1]) or 15
+local rounds = tonumber(arg and arg[1]) or 42
 local checksum = 0
 for round = 1, rounds do
   -- word frequencies
