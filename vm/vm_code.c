@@ -746,7 +746,7 @@ static vm_Integer ishift(vm_Integer x, vm_Integer y) { /* x << y, logical, negat
 
 static double fltmod(double a, double b) {
     double m = fmod(a, b);
-    if ((m > 0) ? b < 0 : (m < 0 && b != m)) m += b;
+    if ((m > 0) ? b < 0 : (m < 0 && b > 0)) m += b; /* m and b of different signs */
     return m;
 }
 

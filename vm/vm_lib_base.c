@@ -60,6 +60,12 @@ static CClosure *set_cfunc(State *S, Table *t, const char *key, const char *qual
     return cl;
 }
 
+/* t[k] through __index (package fields may be proxied). */
+static Value field_of(State *S, Table *t, const char *k) {
+    Value tv = vm_table(t);
+    return vm_getfield(S, &tv, k);
+}
+
 /* A growable byte buffer in one GC leaf block (pointer-free: it only ever holds bytes). */
 typedef struct ByteBuf {
     char *p;
@@ -592,14 +598,17 @@ static const LibReg base_funcs[] = {
 
 void vm_open_base(State *S) {
     Table *g = S->g->globals;
-    for (const LibReg *r = base_funcs; r->name != NULL; r++)
-        set_cfunc(S, g, r->name, r->name, r->f);
+    CClosure *next = NULL;
+    for (const LibReg *r = base_funcs; r->name != NULL; r++) {
+        CClosure *cl = set_cfunc(S, g, r->name, r->name, r->f);
+        if (r->f == base_next) next = cl;
+    }
     vm_setfield(S, g, "_G", vm_table(g));
     vm_setfield(S, g, "_VERSION", vm_str(vm_string_newc(S, "Lua 5.4")));
 
     /* pairs and ipairs keep their helper functions as upvalues */
     CClosure *pairs = vm_newcfunction(S, base_pairs, "pairs", 1);
-    pairs->upvals[0] = vm_getfield(S, &(Value){.u.t = g, .tt = VT_TABLE}, "next");
+    pairs->upvals[0] = vm_cfunc(next);
     vm_setfield(S, g, "pairs", vm_cfunc(pairs));
     CClosure *ipairs = vm_newcfunction(S, base_ipairs, "ipairs", 1);
     ipairs->upvals[0] = vm_cfunc(vm_newcfunction(S, ipairs_aux, "ipairs_aux", 0));
@@ -681,7 +690,7 @@ static Table *package_table(State *S) {
 static int searcher_preload(State *S) {
     const char *name = vm_check_string(S, 1)->data;
     Table *pkg = package_table(S);
-    Value preload = vm_getfield(S, &(Value){.u.t = pkg, .tt = VT_TABLE}, "preload");
+    Value preload = field_of(S, pkg, "preload");
     if (!vm_istable(&preload)) vm_error(S, "'package.preload' must be a table");
     Value loader = vm_getfield(S, &preload, name);
     if (vm_isnil(&loader)) {
@@ -693,11 +702,48 @@ static int searcher_preload(State *S) {
     return 2;
 }
 
-/* searchers[2]: a Lua file along package.path */
+/* The default path: next to the main script, then the current folder. LUA_PATH_5_4 or
+ * LUA_PATH replace it when set, with ";;" standing for the default, as in lua5.4. */
+static String *default_path(State *S) {
+    const char *dir = S->g->script_dir;
+    String *def;
+    if (dir == NULL || dir[0] == '\0' || strcmp(dir, ".") == 0)
+        def = vm_string_newc(S, "./?.lua;./?/init.lua");
+    else
+        def = vm_pushfstring(S, "%s/?.lua;%s/?/init.lua;./?.lua;./?/init.lua", dir, dir);
+    const char *env = getenv("LUA_PATH_5_4");
+    if (env == NULL) env = getenv("LUA_PATH");
+    if (env == NULL) return def;
+    const char *dd = strstr(env, ";;");
+    if (dd == NULL) return vm_string_newc(S, env);
+    ByteBuf b;
+    buf_init(S, &b, strlen(env) + def->len + 4);
+    buf_add(S, &b, env, (size_t)(dd - env));
+    if (dd > env) buf_addc(S, &b, ";");
+    buf_add(S, &b, def->data, def->len);
+    if (dd[2] != '\0') {
+        buf_addc(S, &b, ";");
+        buf_addc(S, &b, dd + 2);
+    }
+    return vm_string_new(S, b.p, b.len);
+}
+
+/* searchers[2]: a Lua file along package.path. Upvalue 2 holds the default path made when
+ * the library was opened, until the first search: if package.path is still that string and
+ * the main script's folder has become known since (the command line sets it after opening
+ * the libraries), the default is rebuilt with it. */
 static int searcher_lua(State *S) {
     const char *name = vm_check_string(S, 1)->data;
     Table *pkg = package_table(S);
-    Value path = vm_getfield(S, &(Value){.u.t = pkg, .tt = VT_TABLE}, "path");
+    Value path = field_of(S, pkg, "path");
+    Value *initial = vm_upvalue(S, 2);
+    if (vm_isstr(initial) && S->g->script_dir != NULL) {
+        if (vm_isstr(&path) && path.u.s == initial->u.s) {
+            path = vm_str(default_path(S));
+            vm_setfield(S, pkg, "path", path);
+        }
+        *initial = vm_nil();
+    }
     if (!vm_isstr(&path)) vm_error(S, "'package.path' must be a string");
     String *notfound = NULL;
     String *filename = search_path(S, name, path.u.s->data, ".", "/", &notfound);
@@ -719,7 +765,7 @@ static int searcher_lua(State *S) {
  * reported as a loading error. */
 static int search_clib(State *S, const char *name, const char *modname) {
     Table *pkg = package_table(S);
-    Value cpath = vm_getfield(S, &(Value){.u.t = pkg, .tt = VT_TABLE}, "cpath");
+    Value cpath = field_of(S, pkg, "cpath");
     if (!vm_isstr(&cpath)) vm_error(S, "'package.cpath' must be a string");
     String *notfound = NULL;
     String *filename = search_path(S, name, cpath.u.s->data, ".", "/", &notfound);
@@ -745,7 +791,7 @@ static int searcher_croot(State *S) {
 /* Find a loader for [name] through package.searchers: pushes the loader and its extra
  * value, or raises "module 'name' not found:" with what every searcher said. */
 static void find_loader(State *S, Table *pkg, String *name) {
-    Value searchers = vm_getfield(S, &(Value){.u.t = pkg, .tt = VT_TABLE}, "searchers");
+    Value searchers = field_of(S, pkg, "searchers");
     if (!vm_istable(&searchers)) vm_error(S, "'package.searchers' must be a table");
     ByteBuf msg;
     buf_init(S, &msg, 256);
@@ -797,37 +843,17 @@ static int pkg_require(State *S) {
     return 2;
 }
 
-/* The default path: next to the main script, then the current folder. LUA_PATH_5_4 or
- * LUA_PATH replace it when set, with ";;" standing for the default, as in lua5.4. */
-static String *default_path(State *S) {
-    const char *dir = S->g->script_dir;
-    String *def;
-    if (dir == NULL || dir[0] == '\0' || strcmp(dir, ".") == 0)
-        def = vm_string_newc(S, "./?.lua;./?/init.lua");
-    else
-        def = vm_pushfstring(S, "%s/?.lua;%s/?/init.lua;./?.lua;./?/init.lua", dir, dir);
-    const char *env = getenv("LUA_PATH_5_4");
-    if (env == NULL) env = getenv("LUA_PATH");
-    if (env == NULL) return def;
-    const char *dd = strstr(env, ";;");
-    if (dd == NULL) return vm_string_newc(S, env);
-    ByteBuf b;
-    buf_init(S, &b, strlen(env) + def->len + 4);
-    buf_add(S, &b, env, (size_t)(dd - env));
-    if (dd > env) buf_addc(S, &b, ";");
-    buf_add(S, &b, def->data, def->len);
-    if (dd[2] != '\0') {
-        buf_addc(S, &b, ";");
-        buf_addc(S, &b, dd + 2);
-    }
-    return vm_string_new(S, b.p, b.len);
+static void add_searcher(State *S, Table *searchers, int i, CClosure *cl) {
+    Value v = vm_cfunc(cl);
+    vm_table_setint(S, searchers, i, &v);
 }
 
 void vm_open_package(State *S) {
     if (S->g->loaded == NULL) S->g->loaded = vm_table_new(S, 0, 16);
     Table *loaded = S->g->loaded;
     Table *pkg = vm_table_new(S, 0, 8);
-    vm_setfield(S, pkg, "path", vm_str(default_path(S)));
+    String *path = default_path(S);
+    vm_setfield(S, pkg, "path", vm_str(path));
     vm_setfield(S, pkg, "cpath", vm_str(vm_string_newc(S, DEFAULT_CPATH)));
     vm_setfield(S, pkg, "config", vm_str(vm_string_newc(S, PACKAGE_CONFIG)));
     vm_setfield(S, pkg, "loaded", vm_table(loaded));
@@ -837,16 +863,17 @@ void vm_open_package(State *S) {
     Table *searchers = vm_table_new(S, 2, 0);
     CClosure *pre = vm_newcfunction(S, searcher_preload, "searcher_preload", 1);
     pre->upvals[0] = vm_table(pkg);
-    vm_table_setint(S, searchers, 1, &(Value){.u.cf = pre, .tt = VT_CFUNC});
-    CClosure *lua = vm_newcfunction(S, searcher_lua, "searcher_Lua", 1);
+    add_searcher(S, searchers, 1, pre);
+    CClosure *lua = vm_newcfunction(S, searcher_lua, "searcher_Lua", 2);
     lua->upvals[0] = vm_table(pkg);
-    vm_table_setint(S, searchers, 2, &(Value){.u.cf = lua, .tt = VT_CFUNC});
+    lua->upvals[1] = S->g->script_dir == NULL ? vm_str(path) : vm_nil();
+    add_searcher(S, searchers, 2, lua);
     CClosure *c = vm_newcfunction(S, searcher_c, "searcher_C", 1);
     c->upvals[0] = vm_table(pkg);
-    vm_table_setint(S, searchers, 3, &(Value){.u.cf = c, .tt = VT_CFUNC});
+    add_searcher(S, searchers, 3, c);
     CClosure *croot = vm_newcfunction(S, searcher_croot, "searcher_Croot", 1);
     croot->upvals[0] = vm_table(pkg);
-    vm_table_setint(S, searchers, 4, &(Value){.u.cf = croot, .tt = VT_CFUNC});
+    add_searcher(S, searchers, 4, croot);
     vm_setfield(S, pkg, "searchers", vm_table(searchers));
 
     CClosure *req = vm_newcfunction(S, pkg_require, "require", 1);

@@ -202,8 +202,10 @@ static int tab_unpack(State *S) {
                                                                   : length_of(S, &t);
     if (i > e) return 0;
     vm_Unsigned n = (vm_Unsigned)e - (vm_Unsigned)i; /* count - 1, without overflow */
-    vm_Unsigned room = (vm_Unsigned)(VM_MAXSTACK - (S->top - S->stack) - VM_MINSTACK);
-    if (n >= (vm_Unsigned)INT_MAX || n >= room) vm_error(S, "too many results to unpack");
+    /* as lua_checkstack: the stack may not grow past VM_MAXSTACK slots */
+    ptrdiff_t room = VM_MAXSTACK - (S->top - S->stack) - VM_MINSTACK;
+    if (n >= (vm_Unsigned)INT_MAX || room <= 0 || n >= (vm_Unsigned)room)
+        vm_error(S, "too many results to unpack");
     vm_checkstack(S, (int)n + 1);
     for (; i < e; i++) vm_push(S, tget(S, &t, i));
     vm_push(S, tget(S, &t, e));

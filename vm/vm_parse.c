@@ -10,6 +10,10 @@
 /* Longest function name recorded in Proto.name ("a.b.c:m"). */
 #define FUNCNAME_MAX 200
 
+/* Error paths format messages in local buffers: keep them out of line so that the frames of
+ * the recursive parsing functions stay small (the parser may run on a coroutine's C stack). */
+#define COLD __attribute__((noinline, cold))
+
 typedef struct Parser {
     Lexer ls;
     FuncState *fs;
@@ -24,13 +28,13 @@ typedef struct Parser {
 static _Noreturn void syntaxerror(Parser *p, const char *msg) { vm_lex_error(&p->ls, msg, true); }
 static _Noreturn void semerror(Parser *p, const char *msg) { vm_lex_error(&p->ls, msg, false); }
 
-static _Noreturn void error_expected(Parser *p, int token) {
+COLD static _Noreturn void error_expected(Parser *p, int token) {
     char b[40], msg[80];
     snprintf(msg, sizeof msg, "%s expected", vm_lex_token2str(token, b, sizeof b));
     syntaxerror(p, msg);
 }
 
-static _Noreturn void errorlimit(Parser *p, FuncState *fs, int limit, const char *what) {
+COLD static _Noreturn void errorlimit(Parser *p, FuncState *fs, int limit, const char *what) {
     char msg[160];
     int line = fs->f->linedefined;
     if (line == 0)
@@ -66,16 +70,19 @@ static void check_condition(Parser *p, bool cond, const char *msg) {
 }
 
 /* Check for [what] closing [who] opened at line [where]. */
+COLD static _Noreturn void error_unmatched(Parser *p, int what, int who, int where) {
+    char b1[40], b2[40], msg[160];
+    snprintf(msg, sizeof msg, "%s expected (to close %s at line %d)",
+             vm_lex_token2str(what, b1, sizeof b1), vm_lex_token2str(who, b2, sizeof b2), where);
+    syntaxerror(p, msg);
+}
+
 static void check_match(Parser *p, int what, int who, int where) {
     if (!testnext(p, what)) {
-        if (where == p->ls.t.line) {
+        if (where == p->ls.t.line)
             error_expected(p, what);
-        } else {
-            char b1[40], b2[40], msg[160];
-            snprintf(msg, sizeof msg, "%s expected (to close %s at line %d)",
-                     vm_lex_token2str(what, b1, sizeof b1), vm_lex_token2str(who, b2, sizeof b2), where);
-            syntaxerror(p, msg);
-        }
+        else
+            error_unmatched(p, what, who, where);
     }
 }
 
@@ -100,8 +107,13 @@ static void codestring(ExpDesc *e, String *s) {
 
 static void codename(Parser *p, ExpDesc *e) { codestring(e, str_checkname(p)); }
 
+/* One more level of syntactic nesting. Besides the count, the C stack itself is checked:
+ * on a coroutine's C stack (S->cstack_limit set) the parser stops in the slack left there. */
 static void enterlevel(Parser *p) {
-    if (++p->ls.nlevels > LEX_MAXLEVELS) semerror(p, "chunk has too many syntax levels");
+    char here;
+    State *S = p->ls.S;
+    if (++p->ls.nlevels > LEX_MAXLEVELS || (S->cstack_limit != NULL && &here < S->cstack_limit))
+        semerror(p, "chunk has too many syntax levels");
 }
 
 static void leavelevel(Parser *p) { p->ls.nlevels--; }
@@ -332,7 +344,7 @@ static int newgotoentry(Parser *p, String *name, int line, int pc) {
     return newlabelentry(p, true, name, line, pc);
 }
 
-static _Noreturn void jumpscopeerror(Parser *p, LabelDesc *gt) {
+COLD static _Noreturn void jumpscopeerror(Parser *p, LabelDesc *gt) {
     const char *varname = vm_code_localvar(p->fs, gt->nactvar)->name->data;
     char msg[256];
     snprintf(msg, sizeof msg, "<goto %.80s> at line %d jumps into the scope of local '%.80s'",
@@ -396,7 +408,7 @@ static void movegotosout(FuncState *fs, BlockCnt *bl) {
     }
 }
 
-static _Noreturn void undefgoto(Parser *p, LabelDesc *gt) {
+COLD static _Noreturn void undefgoto(Parser *p, LabelDesc *gt) {
     char msg[200];
     if (eqlit(gt->name, "break"))
         snprintf(msg, sizeof msg, "break outside loop at line %d", gt->line);
@@ -980,6 +992,12 @@ static void check_conflict(Parser *p, LHSAssign *lh, ExpDesc *v) {
     }
 }
 
+COLD static _Noreturn void error_const(Parser *p, String *varname) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "attempt to assign to const variable '%.100s'", varname->data);
+    semerror(p, msg);
+}
+
 static void check_readonly(Parser *p, ExpDesc *e) {
     FuncState *fs = p->fs;
     String *varname = NULL;
@@ -1000,11 +1018,7 @@ static void check_readonly(Parser *p, ExpDesc *e) {
     default:
         return;
     }
-    if (varname) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "attempt to assign to const variable '%.100s'", varname->data);
-        semerror(p, msg);
-    }
+    if (varname) error_const(p, varname);
 }
 
 static void restassign(Parser *p, LHSAssign *lh, int nvars) {
@@ -1062,13 +1076,15 @@ static void breakstat(Parser *p) {
     newgotoentry(p, vm_string_newc(p->ls.S, "break"), line, vm_code_jump(p->fs));
 }
 
+COLD static _Noreturn void error_repeated(Parser *p, String *name, int line) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "label '%.80s' already defined on line %d", name->data, line);
+    semerror(p, msg);
+}
+
 static void checkrepeated(Parser *p, String *name) {
     LabelDesc *lb = findlabel(p, name);
-    if (lb != NULL) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "label '%.80s' already defined on line %d", name->data, lb->line);
-        semerror(p, msg);
-    }
+    if (lb != NULL) error_repeated(p, name, lb->line);
 }
 
 static void labelstat(Parser *p, String *name, int line) {
@@ -1262,15 +1278,19 @@ static void localfunc(Parser *p) {
     localdebuginfo(fs, fvar)->startpc = fs->pc; /* debug info sees the variable only now */
 }
 
+COLD static _Noreturn void error_attribute(Parser *p, String *attr) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "unknown attribute '%.100s'", attr->data);
+    semerror(p, msg);
+}
+
 static int getlocalattribute(Parser *p) {
     if (testnext(p, '<')) {
         String *attr = str_checkname(p);
         checknext(p, '>');
         if (eqlit(attr, "const")) return RDKCONST;
         if (eqlit(attr, "close")) return RDKTOCLOSE;
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown attribute '%.100s'", attr->data);
-        semerror(p, msg);
+        error_attribute(p, attr);
     }
     return VDKREG;
 }
@@ -1344,7 +1364,7 @@ static bool funcname(Parser *p, ExpDesc *v, char *buf, size_t *len) {
     return ismethod;
 }
 
-static void funcstat(Parser *p, int line) {
+COLD static void funcstat(Parser *p, int line) {
     ExpDesc v, b;
     char buf[FUNCNAME_MAX + 2];
     size_t len = 0;

@@ -225,6 +225,14 @@ static void test_vm_compile_constant_folding(void **state) {
     assert_int_equal(count_op(q, OP_MODK), 1);
     assert_int_equal(count_op(q, OP_DIVK), 2);
     assert_int_equal(count_op(q, OP_UNM), 1);
+    /* float modulo takes the sign of the divisor */
+    Proto *m = compile("local a = -100000.0 % -3\nlocal b = 5.5 % -2\nlocal c = -7 // 2\nlocal d = 7 % -3");
+    assert_int_equal(vm_op(m->code[0]), OP_LOADF);
+    assert_int_equal(vm_sbx(m->code[0]), -1);
+    assert_int_equal(vm_op(m->code[1]), OP_LOADK);
+    assert_true(m->k[vm_bx(m->code[1])].tt == VT_FLOAT && m->k[vm_bx(m->code[1])].u.n == -0.5);
+    assert_int_equal(vm_sbx(m->code[2]), -4);
+    assert_int_equal(vm_sbx(m->code[3]), -2);
     /* bitwise on a float without an integer value is not folded */
     Proto *r = compile("local a = 1.5 | 1");
     assert_int_equal(count_op(r, OP_BORK), 1);
