@@ -111,7 +111,14 @@ def run_once(argv, program, timeout):
         with os.fdopen(rfd) as f:
             pid = int(f.read().strip())
         killed = []
-        timer = threading.Timer(timeout, lambda: (killed.append(1), os.kill(pid, signal.SIGKILL)))
+
+        def kill():
+            killed.append(True)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        timer = threading.Timer(timeout, kill)
         timer.start()
         _, status, usage = os.wait4(pid, 0)
         elapsed = time.perf_counter() - start
@@ -213,7 +220,7 @@ def main():
                 st.cpu.append(cpu)
                 st.rss_kb.append(rss)
                 if status is None:
-                    st.problems.append("timed out after %.0f s" % opts.timeout)
+                    st.problems.append("timed out after %g s" % opts.timeout)
                 elif status < 0:
                     st.problems.append("killed by signal %d" % -status)
                 elif status != 0:

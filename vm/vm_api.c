@@ -207,7 +207,9 @@ Table *vm_newlib(State *S, const LibReg *funcs) {
     return t;
 }
 
-void vm_setfield(State *S, Table *t, const char *k, Value v) { vm_table_setstr(S, t, vm_string_newc(S, k), &v); }
+void vm_setfield(State *S, Table *t, const char *k, Value v) {
+    vm_table_setstr(S, t, vm_string_intern(S, k, strlen(k)), &v);
+}
 
 void vm_setglobal(State *S, const char *name, Value v) { vm_setfield(S, S->g->globals, name, v); }
 

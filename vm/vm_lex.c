@@ -225,7 +225,7 @@ static void read_long_string(Lexer *ls, Token *t, size_t sep) {
             if (skip_sep(ls) == sep) {
                 save_next(ls); /* second ']' */
                 if (t) {
-                    t->v.s = vm_string_new(ls->S, ls->buf + contentstart, before - contentstart);
+                    t->v.s = vm_string_intern(ls->S, ls->buf + contentstart, before - contentstart);
                 }
                 return;
             }
@@ -366,7 +366,7 @@ static void read_string(Lexer *ls, Token *t) {
         }
     }
     save_next(ls); /* closing delimiter */
-    t->v.s = vm_string_new(ls->S, ls->buf + 1, ls->buflen - 2);
+    t->v.s = vm_string_intern(ls->S, ls->buf + 1, ls->buflen - 2);
     char *text = vm_alloc_leaf(ls->S, ls->buflen + 1);
     memcpy(text, ls->buf, ls->buflen);
     text[ls->buflen] = '\0';
@@ -506,7 +506,7 @@ static void read_token(Lexer *ls, Token *t) {
                     return;
                 }
                 t->kind = TK_NAME;
-                t->v.s = vm_string_new(ls->S, start, len);
+                t->v.s = vm_string_intern(ls->S, start, len);
                 t->text = t->v.s->data;
                 t->textlen = len;
                 return;

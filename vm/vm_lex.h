@@ -49,7 +49,7 @@ typedef struct Lexer {
     const char *linestart; /* first character of the current line, for columns */
     int lastline;          /* line of the last token consumed (for line info of code) */
     Token t;               /* current token */
-    Token ahead;           /* lookahead token (kind TK_EOS + 1000 when none) */
+    Token ahead;           /* lookahead token, valid when has_ahead */
     bool has_ahead;
     int nlevels;           /* current syntactic nesting depth */
     /* token text buffer: a GC leaf block grown as needed */

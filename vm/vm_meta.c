@@ -198,7 +198,8 @@ Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot) 
     for (int loop = 0; loop < VM_MAXTAGLOOP; loop++) {
         const Value *tm;
         if (tv.tt == VT_TABLE) {
-            if (slot == NULL) slot = vm_table_get(tv.u.t, &kv);
+            if (slot == NULL)
+                slot = kv.tt == VT_STR ? vm_table_getstr_inline(tv.u.t, kv.u.s) : vm_table_get(tv.u.t, &kv);
             if (!vm_isnil(slot)) return *slot;
             tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
             if (tm == NULL) return vm_nil();

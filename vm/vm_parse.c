@@ -642,11 +642,6 @@ static void constructor(Parser *p, ExpDesc *t) {
 
 /* --- functions --- */
 
-static void setvararg(FuncState *fs, int nparams) {
-    fs->f->is_vararg = 1;
-    (void)nparams;
-}
-
 static void parlist(Parser *p) {
     FuncState *fs = p->fs;
     Proto *f = fs->f;
@@ -670,7 +665,7 @@ static void parlist(Parser *p) {
     }
     adjustlocalvars(p, nparams);
     f->numparams = (uint8_t)fs->nactvar;
-    if (isvararg) setvararg(fs, f->numparams);
+    if (isvararg) f->is_vararg = 1;
     vm_code_reserveregs(fs, fs->nactvar);
 }
 
@@ -1481,7 +1476,7 @@ static Proto *mainfunc(Parser *p) {
     BlockCnt bl;
     Proto *f = newproto(p);
     open_func(p, &fs, f, &bl);
-    setvararg(&fs, 0);
+    f->is_vararg = 1; /* the main chunk is always vararg */
     UpvalDesc *env = allocupvalue(p, &fs);
     env->instack = 1;
     env->idx = 0;

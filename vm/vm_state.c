@@ -53,7 +53,7 @@ void *vm_realloc(State *S, void *p, size_t n) {
  * ====================================================================== */
 
 const Value *vm_gettm(Table *mt, TMS event, String *ename) {
-    const Value *tm = vm_table_getstr(mt, ename);
+    const Value *tm = vm_table_getstr_inline(mt, ename);
     if (vm_isnil(tm)) {
         if (event < VM_TM_FAST) mt->h.flags |= (uint8_t)(1u << event); /* cache absence */
         return NULL;
@@ -233,7 +233,7 @@ State *vm_state_new(void) {
     S->errjmp = &ej;
     if (setjmp(ej.b) == 0) {
         g->memerrmsg = vm_string_newc(S, "not enough memory");
-        for (int i = 0; i < TM_N; i++) g->tmname[i] = vm_string_newc(S, tmnames[i]);
+        for (int i = 0; i < TM_N; i++) g->tmname[i] = vm_string_intern(S, tmnames[i], strlen(tmnames[i]));
         g->globals = vm_table_new(S, 0, 64);
         g->loaded = vm_table_new(S, 0, 16);
     } else {

@@ -125,6 +125,7 @@ typedef struct Global {
     Table *string_mt;          /* metatable of strings ({__index = string}) */
     String *tmname[TM_N];      /* "__index", ... */
     String *memerrmsg;         /* preallocated "not enough memory" */
+    Table *intern;             /* canonical names (vm_string_intern) */
     State *mainthread;
     const char *script_dir;    /* folder of the main script, for require's search path (malloc'd) */
     CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */

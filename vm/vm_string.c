@@ -5,6 +5,7 @@
 
 #include "vm_state.h"
 #include "vm_string.h"
+#include "vm_table.h"
 
 /* Seeds of the hash: odd 64-bit constants with well-spread bits (the fractional parts of
  * sqrt(2), sqrt(3) and sqrt(5)). The hash is not keyed: tables use linear probing over a
@@ -145,4 +146,36 @@ int vm_string_cmp(const String *a, const String *b) {
         r += n;
         lr -= n;
     }
+}
+
+/* ======================================================================
+ * Interning
+ * ======================================================================
+ * A plain table from each name to itself (Global.intern). It holds its strings strongly, so
+ * it is bounded: past VM_INTERN_MAX entries a fresh table replaces it. Strings interned
+ * before stay valid, they just stop being shared with later ones. */
+#define VM_INTERN_MAX 65536
+
+String *vm_string_intern(State *S, const char *s, size_t len) {
+    if (len > VM_INTERN_MAXLEN) return vm_string_new(S, s, len);
+    Global *g = S->g;
+    /* A stack copy to look the bytes up without allocating. */
+    union {
+        String str;
+        char bytes[sizeof(String) + VM_INTERN_MAXLEN + 1];
+    } key;
+    key.str.h.type = VT_STR;
+    key.str.hash = 0;
+    key.str.len = len;
+    memcpy(key.str.data, s, len);
+    key.str.data[len] = '\0';
+    if (g->intern != NULL) {
+        const Value *v = vm_table_getstr(g->intern, &key.str);
+        if (v->tt == VT_STR) return v->u.s;
+    }
+    if (g->intern == NULL || g->intern->hlive >= VM_INTERN_MAX) g->intern = vm_table_new(S, 0, 256);
+    String *ns = vm_string_new(S, s, len);
+    Value v = vm_str(ns);
+    vm_table_setstr(S, g->intern, ns, &v);
+    return ns;
 }

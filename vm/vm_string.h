@@ -14,6 +14,14 @@ String *vm_string_newc(struct State *S, const char *cstr);
  * It must be completely written before it is hashed, compared or made visible. */
 String *vm_string_alloc(struct State *S, size_t len);
 
+/* The canonical string with these bytes, for names the compiler and the libraries use
+ * (constants, field names, metamethod names): equal names then share one String, so table
+ * lookups with them succeed on the pointer compare instead of comparing bytes. Runtime
+ * strings are not interned; equality never depends on interning. Strings longer than
+ * VM_INTERN_MAXLEN are returned as new strings. */
+#define VM_INTERN_MAXLEN 40
+String *vm_string_intern(struct State *S, const char *s, size_t len);
+
 /* Hash of the bytes (computed once, then cached in s->hash; never 0). */
 uint32_t vm_string_hash(String *s);
 

@@ -339,10 +339,7 @@ const Value *vm_table_getint(Table *t, vm_Integer k) {
     return n != NULL ? &n->val : &vm_absent;
 }
 
-const Value *vm_table_getstr(Table *t, String *s) {
-    Node *n = findstr(t, s);
-    return n != NULL ? &n->val : &vm_absent;
-}
+const Value *vm_table_getstr(Table *t, String *s) { return vm_table_getstr_inline(t, s); }
 
 const Value *vm_table_get(Table *t, const Value *key) {
     switch (key->tt) {

@@ -18,6 +18,27 @@ const Value *vm_table_get(Table *t, const Value *key);
 const Value *vm_table_getint(Table *t, vm_Integer key);
 const Value *vm_table_getstr(Table *t, String *key);
 
+/* The string-key lookup inline, for the interpreter's hot paths. Must probe exactly as
+ * vm_table.c does (linear probing from hash & hmask; a node with a nil key ends the
+ * probe; dead nodes keep their keys). vm_table_getstr is this same function. */
+uint32_t vm_string_hash(String *s);
+static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
+    if (t->node == NULL) return &vm_absent;
+    uint32_t h = s->hash != 0 ? s->hash : vm_string_hash(s);
+    uint32_t m = t->hmask, i = h & m;
+    for (;;) {
+        const Node *n = &t->node[i];
+        if (n->key.tt == VT_STR) {
+            const String *k = n->key.u.s;
+            if (k == s || (k->hash == h && k->len == s->len && memcmp(k->data, s->data, s->len) == 0))
+                return &n->val;
+        } else if (n->key.tt == VT_NIL) {
+            return &vm_absent;
+        }
+        i = (i + 1) & m;
+    }
+}
+
 /* Raw store. Storing nil removes the key (it stays as a dead node until the next rehash so a
  * traversal can continue). Raises "table index is nil" / "table index is NaN" for such keys. A store
  * that adds a new key clears the table's absent-metamethod cache (t->h.flags = 0).

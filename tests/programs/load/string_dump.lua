@@ -2,7 +2,8 @@
 local function add100(a) return a + 100 end
 local dumped = string.dump(add100)
 print(type(dumped), #dumped > 0)
-local back = load(dumped, "dumped", "b")
+local back, err = load(dumped, "dumped", "b")
+print(type(back), err)
 print(back(1), back(-100))
 -- binary chunks are rejected in text mode and text in binary mode
 print(load(dumped, "dumped", "t"))

@@ -39,7 +39,7 @@ static void start(const char *src) {
 
 /* Kinds of all tokens of [src] into [out] (up to max, TK_EOS included); -1 on an error. */
 static int lex_all(const char *src, int *out, int max) {
-    int n = 0;
+    volatile int n = 0; /* modified between setjmp and a possible longjmp */
     start(src);
     if (setjmp(fx.jb)) return -1;
     do {
