@@ -78,9 +78,8 @@ Table *vm_metatable_of(State *S, const Value *v) {
 static void realloc_stack(State *S, int newsize) {
     Value *old = S->stack;
     Value *nw = vm_alloc(S, (size_t)(newsize + VM_EXTRA_STACK) * sizeof(Value));
-    int used = (int)(S->top - old);
-    memcpy(nw, old, (size_t)S->stacksize * sizeof(Value) + VM_EXTRA_STACK * sizeof(Value));
-    (void)used;
+    int keep = S->stacksize < newsize ? S->stacksize : newsize; /* shrinking keeps the used part */
+    memcpy(nw, old, (size_t)(keep + VM_EXTRA_STACK) * sizeof(Value));
     for (CallInfo *ci = S->ci; ci != NULL; ci = ci->prev) {
         ci->func = nw + (ci->func - old);
         ci->top = nw + (ci->top - old);

@@ -3,7 +3,7 @@
  * outside a frame, a constant table, an upvalue array or the code (docs/bytecode.md,
  * "Verification").
  *
- * What is checked, per function (F = the function being checked):
+ * What is checked, per function:
  *   - shape: 1 <= ncode, maxstack <= VM_MAXREGS, numparams <= maxstack, is_vararg 0/1,
  *     nupvals <= VM_MAXUPVALS, arrays present for non-zero counts;
  *   - upvalue descriptors against the enclosing function (register < its maxstack, or
@@ -359,7 +359,10 @@ static bool check_code(Verifier *V) {
  *          closure can rewrite them whenever Lua code runs, so they are never "known".
  * Invariant: known and cap are disjoint at every instruction. Writes are modelled per
  * opcode; where an instruction may write an open-ended range (CALL, VARARG, CONCAT,
- * TFORCALL results) every register from the first one up is forgotten. */
+ * TFORCALL results) every register from the first one up is forgotten.
+ * The only way other code reaches this frame's registers is through open upvalues
+ * (closures, debug.setupvalue): keep it so. A debug.setlocal would break the analysis;
+ * if one is ever added, SETLIST must test R[A]'s tag instead (grep SETLIST vm_interp.c). */
 
 typedef struct RegSet {
     uint64_t w[4]; /* VM_MAXREGS <= 256 */
