@@ -21,6 +21,11 @@ void *gc_alloc_leaf(size_t n);
  * are zeroed. Returns NULL on exhaustion (the old block is untouched). */
 void *gc_realloc(void *p, size_t n);
 
+/* Give back a block that nothing can reference any more (a table's old array after a
+ * resize), without waiting for a collection. Never call it on a block someone may still
+ * point to. */
+void gc_free(void *p);
+
 /* A full stop-the-world collection now. */
 void gc_collect(void);
 

@@ -67,6 +67,11 @@ void gc_init(void) {
     if (started) return;
     started = true;
     GC_INIT();
+    /* Collect once a heap's 1/8 has been allocated since the last collection (Boehm's
+     * default is 1/3): peak memory of allocation-heavy programs stays within 2x lua5.4's
+     * (bench/programs/binary_trees.lua: 49 MB -> 31 MB, lua5.4 19 MB) for a few percent of
+     * time. The environment variable still wins, for experiments. */
+    if (getenv("GC_FREE_SPACE_DIVISOR") == NULL) GC_set_free_space_divisor(8);
     GC_allow_register_threads();
     prev_push = GC_get_push_other_roots();
     GC_set_push_other_roots(push_dormant_native_stacks);
@@ -95,6 +100,8 @@ void *gc_realloc(void *p, size_t n) {
     maybe_stress();
     return GC_REALLOC(p, n);
 }
+
+void gc_free(void *p) { GC_FREE(p); }
 
 void gc_collect(void) { GC_gcollect(); }
 

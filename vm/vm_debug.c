@@ -211,7 +211,7 @@ static void varinfo(State *S, const Value *v, char *buf, size_t size) {
     }
     Value *base = ci->func + 1;
     if (kind == NULL && v >= base && v < ci->top) kind = getobjname(p, currentpc(ci), (int)(v - base), &name);
-    if (kind == NULL && v >= p->k && v < p->k + p->nk && v->tt == VT_STR) {
+    if (kind == NULL && p->nk > 0 && v >= p->k && v < p->k + p->nk && v->tt == VT_STR) {
         kind = "constant";
         name = v->u.s->data;
     }

@@ -369,6 +369,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: cannot open %s: %s\n", script, strerror(errno));
         return 1;
     }
+    size_t slen = strlen(script);
+    if (slen > 4 && strcmp(script + slen - 4, ".tbc") == 0 &&
+        (len < VM_BC_SIGLEN || memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) != 0)) {
+        /* A .tbc file is bytecode: an empty or foreign one is refused, not run as source. */
+        char why[256];
+        if (vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why) == NULL) {
+            fprintf(stderr, "tandem: %s: bad bytecode: %s\n", script, why);
+            free(buf);
+            return 1;
+        }
+    }
     char *chunkname = chunkname_for(script);
     int code = run_buffer(S, buf, len, chunkname, script, argc - i - 1, argv + i + 1);
     free(buf);

@@ -6,6 +6,7 @@
 #include "vm_state.h"
 #include "vm_string.h"
 #include "vm_table.h"
+#include "gc_api.h"
 
 /* Largest array part: 2^MAXABITS slots. asize is a uint32_t, and 2^30 Values are already
  * 16 GB. Integer keys above it always live in the hash part. */
@@ -226,6 +227,12 @@ static void resize(State *S, Table *t, uint32_t na, uint32_t nc) {
         else
             rawinsert(t, &n->key, &n->val);
     }
+    /* The old blocks belonged to this table alone and nothing may keep pointers into a
+     * table's parts across a store (the same rule as Lua's realloc): give them back now,
+     * so growing a big table does not leave its predecessors for the collector (peak
+     * memory of bench/programs/sieve.lua). */
+    if (oarr != NULL && oarr != narr) gc_free(oarr);
+    if (onode != NULL) gc_free(onode);
 }
 
 /* ceil(log2(x)) for x >= 1: the bin of integer key x in the counts below. */
@@ -512,6 +519,11 @@ vm_Unsigned vm_table_len(Table *t) {
             return b;
         }
         if (h < n) {                                        /* h == 0 or arr[h-1] non-nil */
+            if (arr[n - 1].tt != VT_NIL) {
+                /* A full array part answers n, as lua5.4 does: #{1, nil, 3} is 3. */
+                sethint(t, n);
+                goto full;
+            }
             if (arr[h].tt == VT_NIL) return h;              /* unchanged */
             if (h + 1 < n && arr[h + 1].tt == VT_NIL) {
                 b = h + 1;                                  /* t[#t+1] = v */
@@ -524,6 +536,7 @@ vm_Unsigned vm_table_len(Table *t) {
             if (b < n) return b;
         }
     }
+full:
     /* the array part is full (or empty): the border may continue in the hash part */
     if (t->node == NULL) return n;
     Node *nn = findint(t, (vm_Integer)n + 1);

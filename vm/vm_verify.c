@@ -7,7 +7,7 @@
  *   - shape: 1 <= ncode, maxstack <= VM_MAXREGS, numparams <= maxstack, is_vararg 0/1,
  *     nupvals <= VM_MAXUPVALS, arrays present for non-zero counts;
  *   - upvalue descriptors against the enclosing function (register < its maxstack, or
- *     upvalue < its nupvals); the main function has exactly one upvalue (_ENV);
+ *     upvalue < its nupvals); the top function's upvalues are created by the loader;
  *   - constants are nil, booleans, numbers or strings;
  *   - each instruction: a known opcode, flag bits other than k zero, register operands
  *     (ranges included) below maxstack, constant indices below nk with the type the
@@ -524,8 +524,9 @@ static bool check_shape(Verifier *V, const Proto *parent) {
         return bad(V, "bad local variable table");
     if (p->nupvals < 0 || p->nupvals > VM_MAXUPVALS || (p->nupvals > 0 && p->upvals == NULL))
         return bad(V, "bad upvalue count %d", (int)p->nupvals);
-    if (parent == NULL && p->nupvals != 1)
-        return bad(V, "main function has %d upvalues (expected 1, _ENV)", (int)p->nupvals);
+    /* The top function of a file may have any number of upvalues (string.dump of a
+     * closure): the loader sets the first to _ENV and the others to fresh nil upvalues,
+     * which every instruction handles safely. */
     for (int u = 0; u < p->nupvals; u++) {
         const UpvalDesc *d = &p->upvals[u];
         if (d->kind > VERIFY_MAXKIND) return bad(V, "upvalue %d: bad kind %u", u, d->kind);
