@@ -653,9 +653,11 @@ static void test_vm_bytecode_verify_upvalues(void **state) {
     (void)state;
     assert_rejected(mkmain(CODE(ABC(GETUPVAL, 0, 1, 0), ABC(RETURN0, 0, 0, 0)), 1),
                     "upvalue 1 out of range (1 upvalues)");
+    /* a top function without upvalues (string.dump of a plain function) is fine */
     Proto *p = mkmain(CODE(ABC(RETURN0, 0, 0, 0)), 1);
     p->nupvals = 0;
-    assert_rejected(p, "main function has 0 upvalues");
+    char why[256];
+    assert_null(vm_bytecode_verify(p, why, sizeof why));
     /* nested: register captured beyond the parent's frame, upvalue beyond its upvalues */
     p = mkmain(CODE(ABx(CLOSURE, 0, 0), ABC(RETURN0, 0, 0, 0)), 2);
     Proto *c = mkfunc(CODE(ABC(RETURN0, 0, 0, 0)), 0);
