@@ -225,6 +225,10 @@ L_SETTABLE: {
             *slot = *val;
             NEXT();
         }
+        if (h->meta == NULL) {
+            Protect(vm_table_set(S, h, key, val));
+            NEXT();
+        }
     }
     Protect(vm_finishset(S, t, key, val));
     NEXT();
@@ -239,6 +243,10 @@ L_SETI: {
             h->arr[n - 1] = *val;
             NEXT();
         }
+        if (h->meta == NULL) {
+            Protect(vm_table_setint(S, h, n, val));
+            NEXT();
+        }
     }
     Value key = vm_int(n);
     Protect(vm_finishset(S, t, &key, val));
@@ -249,9 +257,14 @@ L_SETFIELD: {
     const Value *key = KB();
     const Value *val = RKC();
     if (t->tt == VT_TABLE) {
-        Value *slot = vm_table_slotstr(t->u.t, key->u.s);
+        Table *h = t->u.t;
+        Value *slot = vm_table_slotstr(h, key->u.s);
         if (slot != NULL) {
             *slot = *val;
+            NEXT();
+        }
+        if (h->meta == NULL) { /* a new key in a plain table: raw insert, one probe */
+            Protect(vm_table_setstr(S, h, key->u.s, val));
             NEXT();
         }
     }

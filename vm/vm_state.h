@@ -6,6 +6,7 @@
 #include <setjmp.h>
 
 #include "vm_value.h"
+#include "vm_table.h"
 
 /* Metamethod events. The first VM_TM_FAST ones are cached as "absent" bits in a metatable's
  * h.flags (see vm_fasttm). ORDER TM: keep vm_tmnames in vm_state.c in the same order. */
@@ -135,7 +136,10 @@ typedef struct Global {
 const Value *vm_gettm(Table *mt, TMS event, String *ename);
 static inline const Value *vm_fasttm(State *S, Table *mt, TMS e) {
     if (mt == NULL || (mt->h.flags & (1u << e))) return NULL;
-    return vm_gettm(mt, e, S->g->tmname[e]);
+    const Value *tm = vm_table_getstr_inline(mt, S->g->tmname[e]);
+    if (tm->tt != VT_NIL) return tm;
+    mt->h.flags |= (uint8_t)(1u << e); /* cache the absence until the next new key */
+    return NULL;
 }
 
 /* Metatable of any value (strings share g->string_mt). */

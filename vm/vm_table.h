@@ -22,7 +22,7 @@ const Value *vm_table_getstr(Table *t, String *key);
  * vm_table.c does (linear probing from hash & hmask; a node with a nil key ends the
  * probe; dead nodes keep their keys). vm_table_getstr is this same function. */
 uint32_t vm_string_hash(String *s);
-static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
+__attribute__((always_inline)) static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
     if (t->node == NULL) return &vm_absent;
     uint32_t h = s->hash != 0 ? s->hash : vm_string_hash(s);
     uint32_t m = t->hmask, i = h & m;

@@ -1,0 +1,320 @@
+/* cab_api.h: the CAB module's one public header: rings of 64-bit events between a program
+ * thread (producer) and an analyzer thread (consumer), the comparison transports, analyzer
+ * threads and the cache topology. Includes only <stdint.h>, <stddef.h>, <stdbool.h>: atomics
+ * are gcc's __atomic builtins, which need no header and work on plain uint64_t words.
+ *
+ * Words used throughout (defined once here):
+ *   slot      one 64-bit word of ring memory; holds CLEAR (free), an event, or MAGIC
+ *   chunk     chunk_bytes/8 consecutive slots; the consumer's unit of work (CAB paper 3.1.2)
+ *   guard     the first slot of chunk n+2: the consumer takes chunk n only when the guard
+ *             holds an event, i.e. the producer is a whole chunk ahead
+ *   resume distance   how many chunks ahead of its blocked slot a producer polls before it
+ *             resumes after finding the ring full (cab_ring.c, "Resume distance")
+ *   residue   events produced but not yet consumable because the producer has not reached
+ *             the guard; cab_flush makes them consumable
+ *   absolute position   number of events a side has passed since creation (never wraps)
+ *
+ * Threads: a CabProducer is used by one thread at a time (the producer); the consume
+ * functions by one thread at a time (the consumer). Nothing here touches the GC heap and the
+ * ring memory is outside it (posix_memalign), so analyzer threads need no GC registration. */
+#ifndef CAB_API_H
+#define CAB_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ====================================================================== */
+/* Events                                                                  */
+/* ====================================================================== */
+
+/* The two reserved words. CLEAR marks a free slot (the consumer writes it after reading);
+ * MAGIC marks the end of the ring (the slot after the last one) and is never an event.
+ * Grep CAB_RESERVED if you change either: vm/vm_events.h must never encode them. */
+#define CAB_CLEAR ((uint64_t)0)
+#define CAB_MAGIC (~(uint64_t)0)
+
+/* True if [x] may be pushed: anything but CLEAR and MAGIC. */
+static inline bool cab_event_valid(uint64_t x) { return x != CAB_CLEAR && x != CAB_MAGIC; }
+
+/* ====================================================================== */
+/* Configuration                                                           */
+/* ====================================================================== */
+
+typedef enum CabTransport {
+    CAB_TRANSPORT_CAB,  /* the CAB ring (paper section 3.1): slot handshake, chunked consumer */
+    CAB_TRANSPORT_NWAY, /* N-way buffering: whole buffers handed over by a per-buffer flag */
+    CAB_TRANSPORT_FFWD, /* FastForward: slot by slot, dangerous/safe distance 2/6 lines */
+} CabTransport;
+
+typedef enum CabMode {
+    CAB_MODE_EXHAUSTIVE, /* every event analysed; the producer blocks when the ring is full */
+    CAB_MODE_SAMPLING,   /* the producer never blocks; the consumer samples bursts (CAB only) */
+} CabMode;
+
+/* Limits. Grep CAB_LIMITS if you change one: cab_config_check states each in its message. */
+#define CAB_MIN_CHUNK_BYTES ((size_t)4096)          /* one page: smaller chunks make the
+                                                       consumer synchronise too often */
+#define CAB_MIN_CHUNKS 3                            /* consumer guard is chunk n+2 */
+#define CAB_MAX_RING_BYTES ((size_t)1 << 34)        /* 16 GiB: a sanity bound, not a need */
+#define CAB_DEFAULT_RING_BYTES ((size_t)2 << 20)    /* 2 MiB, the paper's default */
+#define CAB_FALLBACK_CHUNK_BYTES ((size_t)128 << 10) /* 4 x 32 KiB L1d without hwloc */
+#define CAB_DEFAULT_BURST_BYTES ((size_t)64)        /* one cache line per sampled chunk */
+
+typedef struct CabConfig {
+    CabTransport transport;
+    CabMode mode;
+    size_t ring_bytes;   /* a multiple of chunk_bytes, >= CAB_MIN_CHUNKS chunks; FFWD: a
+                            power of two */
+    size_t chunk_bytes;  /* power of two, >= CAB_MIN_CHUNK_BYTES */
+    size_t burst_bytes;  /* sampling: bytes analysed from the start of a sampled chunk;
+                            multiple of 8 in [8, chunk_bytes] */
+    double sample_rate;  /* sampling: fraction of chunks analysed, in (0, 1] */
+} CabConfig;
+
+/* Fill [cfg] with the defaults: CAB transport, exhaustive, 2 MiB ring, chunk = 4 x L1d from
+ * hwloc (128 KiB if unknown), 64-byte bursts, rate 1. */
+void cab_config_default(CabConfig *cfg);
+
+/* NULL if [cfg] is acceptable, else a message naming the field, its value and the rule, e.g.
+ * "cab: chunk size 3000 is not a power of two". The message lives in a thread-local buffer
+ * until the next failing call on the same thread. Fields left 0 count as their defaults. */
+const char *cab_config_check(const CabConfig *cfg);
+
+/* Parse a size as given to -Xcab.size / -Xcab.chunk: decimal digits with an optional
+ * suffix k, m or g (case-insensitive, powers of 1024), e.g. "2m", "512k", "16384".
+ * Returns true and sets [*out]; on failure returns false and sets [*err] to a message in a
+ * thread-local buffer ("cab: size '12q': unknown suffix 'q' (use k, m or g)"). */
+bool cab_size_parse(const char *text, size_t *out, const char **err);
+
+/* ====================================================================== */
+/* Rings and producers                                                     */
+/* ====================================================================== */
+
+typedef struct CabRing CabRing; /* private: cab_internal.h */
+
+/* Called around a producer's wait on a full ring (exhaustive mode only), from the producer
+ * thread. block_begin: the producer is about to wait indefinitely; the runtime marks it as
+ * being at a safepoint (GC_do_blocking-like) and may tell a green-thread scheduler that the
+ * carrier waits. block_end: the wait is over; the runtime takes the thread back (it may stop
+ * here for a collection in progress). Any hook may be NULL. The hooks must not push into the
+ * ring of the producer that is waiting. */
+typedef struct CabBlockHooks {
+    void (*block_begin)(void *ctx);
+    void (*block_end)(void *ctx);
+    void *ctx;
+} CabBlockHooks;
+
+/* The producer's cursor, kept by the runtime in thread-local storage (copying it is fine
+ * while no push is running). Only [cur] is touched on the fast path.
+ *
+ * Exhaustive fast path (cab_push). The sequence the JIT emits, with TLS the thread-local
+ * block holding the CabProducer, r = a scratch register, and EV the event (register or
+ * imm32); it is the paper's Figure 6(a):
+ *
+ *       mov   r, [TLS + offsetof(CabProducer, cur)]
+ *       cmp   qword [r], 0             ; slot CLEAR?
+ *       jne   .slow                    ; MAGIC (wrap), full, other transport: out of line
+ *       mov   qword [r], EV            ; the event (acquire load/release store are plain movs)
+ *       add   r, 8
+ *       mov   [TLS + offsetof(CabProducer, cur)], r
+ *   .slow (out of line, cold section):
+ *       save caller-saved registers; call cab_push_slow(&TLS.producer, EV); restore; jmp back
+ *       (cab_push_slow stores the event and advances cur itself)
+ *
+ * Sampling fast path (cab_push_sampling): the same with `cmp qword [r], -1` (MAGIC) and
+ * cab_push_wrap as the out-of-line call: the paper's Figure 6(c).
+ *
+ * For NWAY/FFWD rings, and after cab_close, [cur] points at a global word holding MAGIC, so
+ * both fast paths above fall through to their out-of-line functions, which dispatch on the
+ * transport (or abort after close). cab_nway_push/cab_ffwd_push are the baselines' own fast
+ * paths for benchmarks. */
+typedef struct CabProducer {
+    uint64_t *cur;     /* next slot to write (CAB); the redirect word otherwise */
+    uint64_t *base;    /* first slot of the ring: where a wrap goes (paper's BUFADDR) */
+    CabRing *ring;     /* not owned: the ring outlives the producer's use of it */
+    uint64_t laps;     /* CAB: wraps so far, for the produced count (no per-event counter) */
+    uint64_t *tcur;    /* NWAY: next slot in the current buffer */
+    uintptr_t tmask;   /* NWAY: buffer bytes - 1 (buffers are aligned to their size) */
+    uint64_t tcount;   /* NWAY: events in buffers handed over so far */
+    uint64_t tidx;     /* FFWD: absolute index of the next event (= produced count) */
+    uint64_t fmask;    /* FFWD: slots - 1 */
+    uint64_t final;    /* after cab_close: the produced count (the ring may be gone) */
+    bool closed;
+} CabProducer;
+
+/* Create a ring for [cfg] (NULL: defaults) and its producer cursor [*prod]. [hooks] may be
+ * NULL (the producer then just waits). Returns NULL and sets [*err] (if not NULL) to a
+ * static message on invalid configuration or out of memory. The ring's memory is outside
+ * the GC heap, pointer-free, chunk-aligned and owned by the ring. */
+CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProducer *prod,
+                      const char **err);
+
+/* Free [r] and its memory. Neither side may use it afterwards. */
+void cab_ring_free(CabRing *r);
+
+/* The configuration [r] was created with (validated, defaults filled in). */
+const CabConfig *cab_ring_config(const CabRing *r);
+
+/* Out of line, cold: wrap at MAGIC, wait on a full ring (through the block hooks), sampling
+ * stores reached through cab_push, other transports, push after close (fatal). Stores [ev]
+ * and advances the cursor. */
+void cab_push_slow(CabProducer *p, uint64_t ev) __attribute__((noinline, cold));
+
+/* Out of line, cold: the sampling path's wrap (slot held MAGIC), other transports. */
+void cab_push_wrap(CabProducer *p, uint64_t ev) __attribute__((noinline, cold));
+
+/* Exhaustive push of [ev] (cab_event_valid). Fast path: load the slot, test for CLEAR,
+ * store, advance. Acquire load pairs with the consumer's release clear (edge C->P in
+ * cab_ring.c); release store pairs with the consumer's acquire of the guard or of the
+ * flushed count (edge P->C). Both are plain movs on x86-64.
+ * The branch must stay a branch: the call in the not-CLEAR case keeps gcc from making the
+ * slot address depend on the loaded value through a cmov (measuring.md); checked with
+ * objdump, see cab/README.md "Generated code". */
+static inline void cab_push(CabProducer *p, uint64_t ev) {
+    uint64_t *slot = p->cur;
+    if (__builtin_expect(__atomic_load_n(slot, __ATOMIC_ACQUIRE) != CAB_CLEAR, 0)) {
+        cab_push_slow(p, ev);
+        return;
+    }
+    __atomic_store_n(slot, ev, __ATOMIC_RELEASE);
+    p->cur = slot + 1;
+}
+
+/* Sampling push: never blocks, never looks for CLEAR; only MAGIC (end of ring) leaves the
+ * fast path. Relaxed load: the producer learns nothing from the consumer in this mode. */
+static inline void cab_push_sampling(CabProducer *p, uint64_t ev) {
+    uint64_t *slot = p->cur;
+    if (__builtin_expect(__atomic_load_n(slot, __ATOMIC_RELAXED) == CAB_MAGIC, 0)) {
+        cab_push_wrap(p, ev);
+        return;
+    }
+    __atomic_store_n(slot, ev, __ATOMIC_RELEASE);
+    p->cur = slot + 1;
+}
+
+/* N-way buffering's own fast path: plain store into the producer-owned buffer, hand over
+ * when the cursor reaches a buffer boundary (power-of-two buffers: a mask and a test). */
+void cab_nway_handover(CabProducer *p) __attribute__((noinline, cold));
+static inline void cab_nway_push(CabProducer *p, uint64_t ev) {
+    uint64_t *c = p->tcur;
+    *c++ = ev;
+    p->tcur = c;
+    if (__builtin_expect(((uintptr_t)c & p->tmask) == 0, 0)) cab_nway_handover(p);
+}
+
+/* FastForward's own fast path: test the slot for CLEAR (acquire, pairs with the consumer's
+ * release clear), store (release, pairs with the consumer's acquire load of the slot), move
+ * the index on modulo the ring. */
+void cab_ffwd_push_slow(CabProducer *p, uint64_t ev) __attribute__((noinline, cold));
+static inline void cab_ffwd_push(CabProducer *p, uint64_t ev) {
+    uint64_t *slot = p->base + (p->tidx & p->fmask);
+    if (__builtin_expect(__atomic_load_n(slot, __ATOMIC_ACQUIRE) != CAB_CLEAR, 0)) {
+        cab_ffwd_push_slow(p, ev);
+        return;
+    }
+    __atomic_store_n(slot, ev, __ATOMIC_RELEASE);
+    p->tidx++;
+}
+
+/* Events pushed through [p] so far (computed from the cursor; no per-event counter). */
+uint64_t cab_producer_count(const CabProducer *p);
+
+/* Make everything pushed so far consumable without waiting for the producer to move a
+ * chunk on (cab_ring.c, "Flush"). Cheap (one release store); the producer keeps going. */
+void cab_flush(CabProducer *p);
+
+/* Flush, publish the producer's statistics and mark the ring closed: the consumer drains
+ * the residue and then reports done. Any push afterwards is fatal ("cab: push after close").
+ * The producer must not touch [p]'s ring afterwards. */
+void cab_close(CabProducer *p);
+
+/* ====================================================================== */
+/* Consumers                                                               */
+/* ====================================================================== */
+
+/* Receives [n] >= 1 valid events in order. [events] may point into the ring: valid only
+ * during the call. Runs on the consumer thread; must not push into the same ring. */
+typedef void (*CabConsumeFn)(void *ctx, const uint64_t *events, size_t n);
+
+/* Counters. Producer-side fields are exact once the ring is closed (before that, 0). */
+typedef struct CabStats {
+    uint64_t produced; /* events pushed (producer, published at close) */
+    uint64_t consumed; /* events handed to the consume function */
+    uint64_t skipped;  /* sampling: events left unread by choice (unsampled chunks, past the burst) */
+    uint64_t lost;     /* sampling: overwritten before being read = produced - consumed - skipped
+                          (at close); exhaustive: always 0 */
+    uint64_t chunks;   /* chunks (NWAY: buffers) taken by the consumer, partial ones included */
+    uint64_t blocks;   /* times the producer found the ring full and waited (producer) */
+    uint64_t flushes;  /* cab_flush calls, cab_close's included (producer) */
+} CabStats;
+
+/* Consume what is ready, at most [max_chunks] chunks (0: no limit), passing events to
+ * [fn]. Never waits. Returns the number of slots the consumer moved past (events analysed or
+ * skipped); 0 when nothing is ready. Exhaustive CAB: a chunk is ready when its guard holds
+ * an event, or up to the producer's last flush. */
+size_t cab_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks);
+
+/* True once the ring is closed and the consumer has passed the last event. */
+bool cab_ring_done(CabRing *r);
+
+/* Counters as seen from the consumer thread (or from anyone after both sides are done). */
+CabStats cab_ring_stats(const CabRing *r);
+
+/* Check the ring's invariants from the consumer thread while the producer is stopped (or
+ * from a test): every slot outside the unconsumed window is CLEAR, MAGIC sits after the
+ * last slot. Returns NULL or a message. Exhaustive CAB only; others return NULL. */
+const char *cab_ring_check(const CabRing *r, const CabProducer *p);
+
+/* ====================================================================== */
+/* Analyzer threads                                                        */
+/* ====================================================================== */
+
+/* A pool of analyzer threads. Each ring registered with it is served by exactly one of them
+ * (its single consumer), round-robin with that thread's other rings. The threads are raw
+ * pthreads, never registered with the garbage collector: consume functions must not touch
+ * the GC heap (events carry integers and ids only, DESIGN.md). */
+typedef struct CabAnalyzerPool CabAnalyzerPool;
+
+typedef struct CabConsumer {
+    CabConsumeFn consume;                              /* required */
+    void (*done)(void *ctx, const CabStats *stats);    /* after the last event; may be NULL */
+    void *ctx;
+} CabConsumer;
+
+/* Start [nthreads] >= 1 analyzer threads. [cpus]: if not NULL, analyzer i is bound to OS CPU
+ * cpus[i] (through hwloc; a failed bind is reported on stderr and ignored). Returns NULL and
+ * sets [*err] on failure. */
+CabAnalyzerPool *cab_analyzer_start(int nthreads, const int *cpus, const char **err);
+
+/* Hand [r] to analyzer [which] (-1: the one with the fewest rings). From now on only that
+ * thread consumes [r]; after cab_close on the producer side it drains the residue, calls
+ * c->done with the final counters and frees the ring. Returns the analyzer's index. */
+int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which);
+
+/* Wait until every registered ring has been closed (by its producer) and drained, stop the
+ * threads and free the pool. Producers must close their rings, or this waits forever. */
+void cab_analyzer_shutdown(CabAnalyzerPool *pool);
+
+/* ====================================================================== */
+/* Topology (hwloc, loaded once)                                           */
+/* ====================================================================== */
+
+/* L1 data cache size in bytes of the first core, 0 if hwloc does not know. */
+size_t cab_topology_l1d_bytes(void);
+
+/* 4 x L1d rounded down to a power of two, at least CAB_MIN_CHUNK_BYTES;
+ * CAB_FALLBACK_CHUNK_BYTES if the L1d size is unknown (paper section 3.1.3). */
+size_t cab_topology_default_chunk(void);
+
+/* An OS CPU index other than [cpu] that shares the smallest cache with it (L2, else L3,
+ * else any other CPU); -1 if there is none. */
+int cab_topology_pick_partner(int cpu);
+
+/* Bind the calling thread to OS CPU [cpu]. Returns 0 or an errno value. */
+int cab_topology_bind_self(int cpu);
+
+/* The OS CPU the calling thread last ran on, -1 if unknown. */
+int cab_topology_current_cpu(void);
+
+#endif

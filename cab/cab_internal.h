@@ -1,0 +1,77 @@
+/* cab_internal.h: the ring structure shared by cab_ring.c, cab_nway.c and cab_ffwd.c.
+ * Private to cab/ (tests may include it, STYLE.md section 6). */
+#ifndef CAB_INTERNAL_H
+#define CAB_INTERNAL_H
+
+#include <stdalign.h>
+
+#include "cab_api.h"
+
+#define CAB_LINE 64 /* cache line bytes (x86-64, ARMv8 commonly) */
+#define CAB_LINE_SLOTS (CAB_LINE / 8)
+
+/* Fields are grouped by writer, each group on its own cache line so that the producer's
+ * stores never invalidate the consumer's line and the other way round. */
+struct CabRing {
+    /* ---- read-only after cab_ring_new (both sides) ---- */
+    CabConfig cfg;
+    CabBlockHooks hooks;
+    uint64_t *slots;      /* nslots + 1 words (MAGIC after the last, CAB); owned, outside GC */
+    size_t nslots;        /* ring_bytes / 8 */
+    size_t chunk_slots;   /* chunk_bytes / 8 */
+    unsigned chunk_shift; /* log2(chunk_slots) */
+    size_t nchunks;
+    size_t burst_slots;
+    uint64_t rate_q32;    /* sample_rate in 32.32 fixed point */
+    unsigned resume;      /* CAB resume distance in chunks: min(2, nchunks - 3) */
+    uint64_t *nway_state; /* NWAY: nchunks words, one per cache line (stride CAB_LINE_SLOTS);
+                             0 = EMPTY (producer may fill), n > 0 = FULL with n events */
+
+    /* ---- written by the producer, read by the consumer ---- */
+    alignas(CAB_LINE) uint64_t flushed; /* absolute count of events made consumable by the
+                                           last flush: release store / acquire load */
+    uint32_t closed;                    /* 1 after cab_close: release store / acquire load,
+                                           stored after flushed and the producer stats */
+    uint64_t p_produced, p_blocks, p_flushes; /* producer's counters: plain, written before
+                                           the release of [closed], read after its acquire */
+    uint64_t blocks_live;               /* producer-private running counts */
+    uint64_t flushes_live;
+
+    /* ---- consumer-private ---- */
+    alignas(CAB_LINE) uint64_t cabs; /* absolute position of the consumer */
+    uint64_t consumed, skipped, lost, chunks;
+    uint64_t sample_acc;             /* sampling: 32.32 accumulator of sample_rate */
+    bool ffwd_need_safe;             /* FFWD: stopped at the dangerous distance */
+    bool finished;                   /* closed and drained; stats final */
+};
+
+/* The global word (holding MAGIC) that CabProducer.cur points at for NWAY/FFWD and after
+ * close, so that both inline fast paths fall into their out-of-line functions. Never
+ * written. */
+extern uint64_t cab_redirect_word;
+
+/* Wait until *[w] is 0 (CLEAR / EMPTY), acquire: spin briefly, then call the block hooks
+ * around a yield/sleep loop. Counts one block. Producer thread only. */
+void cab_wait_zero(CabRing *r, const uint64_t *w);
+
+/* Relaxed/acquire/release helpers, so each use site names its order. */
+static inline uint64_t load_acq(const uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
+static inline uint64_t load_rlx(const uint64_t *w) { return __atomic_load_n(w, __ATOMIC_RELAXED); }
+static inline void store_rel(uint64_t *w, uint64_t v) { __atomic_store_n(w, v, __ATOMIC_RELEASE); }
+static inline void store_rlx(uint64_t *w, uint64_t v) { __atomic_store_n(w, v, __ATOMIC_RELAXED); }
+
+/* Transport parts, called by cab_ring.c's dispatch. */
+void cab_nway_init(CabRing *r, CabProducer *p);
+void cab_nway_flush(CabProducer *p);
+size_t cab_nway_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks);
+bool cab_nway_done(CabRing *r);
+void cab_ffwd_init(CabRing *r, CabProducer *p);
+size_t cab_ffwd_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks);
+
+/* Consume function batch: events handed per call and cleared right after, 8 cache lines:
+ * small enough to stay in L1 between reading and clearing ("clear immediately after
+ * processing each event maximizes temporal locality", paper 3.1.2), big enough that the
+ * call costs nothing per event. */
+#define CAB_BATCH_SLOTS 64
+
+#endif

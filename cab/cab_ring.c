@@ -1,0 +1,600 @@
+/* cab_ring.c: the CAB ring (exhaustive and sampling modes): creation and sizes, the
+ * producer's out-of-line paths (wrap, full ring, flush, close), the chunked consumer, and
+ * the dispatch to the comparison transports.
+ *
+ * ---- Layout ----
+ *
+ *   slots:  [ chunk 0 | chunk 1 | ... | chunk C-1 ][MAGIC]
+ *            ^ chunk-aligned, C = ring/chunk >= 3   ^ slot nslots: end-of-ring sentinel
+ *   Chunks are powers of two (slot -> chunk is a shift); the ring is any multiple of the
+ *   chunk, since nothing on the producer's side depends on the ring size.
+ *
+ * Every slot holds CLEAR (free) or an event. The producer's fast path tests its slot for
+ * CLEAR and finds the end of the ring by the MAGIC after the last slot: no bounds check, no
+ * shared index. Memory comes from posix_memalign, outside the GC heap, pointer-free.
+ *
+ * ---- Why no shared indices ----
+ *
+ * Index-based queues (Lamport, SPSCQueue) keep a head and a tail that each side must read:
+ * the producer reads the consumer's index to find room, so the index's cache line bounces
+ * between the cores on every refresh. Here the slot itself is the handshake: the producer
+ * reads the slot it is about to write anyway (same line, already on its way into its cache),
+ * and the consumer reads only the slots of its own chunk plus one guard slot a chunk ahead.
+ * The consumer stays at least one whole chunk behind, so the two never touch the same line
+ * in the steady state (paper 3.1.2-3.1.3). The only producer-written words outside the slots
+ * are [flushed] and [closed], touched by cab_flush/cab_close (rare).
+ *
+ * ---- Protocol and memory ordering (each atomic below names its edge) ----
+ *
+ *   producer                                     consumer
+ *   --------                                     --------
+ *   (D) acquire-load slot == CLEAR  <------.     (B) acquire-load guard (first slot of
+ *   (A) release-store slot = ev     ---.    \        chunk n+2) != CLEAR, or
+ *       cur++                           \    \   (G) acquire-load flushed > position
+ *   (F) release-store flushed = count ---+--->   read chunk n (plain loads, in the
+ *   (E) release-store closed = 1  -------+--->     consume function)
+ *                                         \  `-- (C) release-store slot = CLEAR, batch by
+ *                                          \         batch right after reading
+ *                                           `->  (H) acquire-load closed
+ *
+ *   A pairs with B: the guard's store is released after every store of chunks n and n+1 in
+ *     the producer's program order, so the consumer's acquire of the guard makes the whole
+ *     of chunk n visible to plain reads.
+ *   F pairs with G: a flush releases the count after the slots it covers.
+ *   C pairs with D: the consumer's (plain) reads of a slot happen before the producer
+ *     overwrites it. D is also the acquire of the poll slot while the producer is blocked.
+ *   E pairs with H: the producer's statistics (plain stores) are visible after closed.
+ *   On x86-64 all of these are plain movs; the orders only restrain the compiler.
+ *
+ * ---- Window invariant (exhaustive) ----
+ *
+ *   With p = producer's absolute position and c = consumer's, the non-CLEAR slots are
+ *   exactly those with absolute positions in [c, p), p - c <= nslots. cab_ring_check checks
+ *   it. Consequently a guard that holds an event was written in the current lap, and a
+ *   producer that finds its slot non-CLEAR has p - c == nslots (full) with the consumer
+ *   exactly on that slot.
+ *
+ * ---- Resume distance ----
+ *
+ *   A producer blocked at slot s of chunk k polls the first slot of chunk k+R and resumes
+ *   when it is CLEAR: then chunks k .. k+R-1 are free (paper: R = 2, "wait until two chunks
+ *   are free", which backs the producer off so the consumer works at a distance).
+ *   When the ring is full the consumer sits on s. It can take chunk j only while the guard
+ *   j+2 holds an event; the producer stopped at chunk k's first slot (worst case), so the
+ *   consumer frees chunks k, k+1, ..., k+C-3 and then waits for the guard at chunk k.
+ *   The poll slot must lie in a chunk the consumer can reach: R <= C-3. Hence
+ *       R = min(2, C - 3)      (C = 3: R = 0, poll s itself; C = 4: R = 1)
+ *   which is safe for every accepted size (C >= 3). The paper's R = 2 deadlocks with C <= 4
+ *   (tests/unit/cab: test_cab_push_smallest_rings). R = 0 polls s itself rather than chunk
+ *   k's first slot, which the producer may already have rewritten when s is mid-chunk.
+ *
+ * ---- Flush ----
+ *
+ *   The consumer never reads the chunk the producer is writing, so the residue (events after
+ *   the last complete chunk) would wait for more events. cab_flush publishes the producer's
+ *   absolute count in [flushed] (F); a consumer whose guard is CLEAR reads [flushed] (G) and
+ *   consumes up to it, possibly stopping mid-chunk and sharing that chunk with the producer
+ *   for a while (correct: every slot is handed over individually; only cache-friendliness
+ *   suffers, and flushes are rare). Nothing is padded or skipped, so absolute positions stay
+ *   equal to event counts and the stats can prove that nothing was lost.
+ *   Rejected: (1) a flush marker event and a jump to the next chunk: wastes up to a chunk per
+ *   flush and still needs the consumer to be told, since its guard is two chunks ahead;
+ *   (2) handing the partial chunk over by copying it: a copy on the producer thread.
+ *
+ * ---- Sampling ----
+ *
+ *   The producer only looks for MAGIC (cab_push_sampling) and overwrites freely. The
+ *   consumer waits for the guard like in exhaustive mode, then analyses a burst from the
+ *   start of a fraction (sample_rate) of the chunks, reading with relaxed loads into a local
+ *   buffer (the producer may be overwriting the chunk), and clears only the chunk's first
+ *   slot so that it can tell when the chunk has been refilled (paper Figure 5).
+ */
+#include "cab_internal.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Spins before the block hooks: about a microsecond of pause instructions, the time a
+ * consumer needs to clear a few batches; past that the wait is long enough to tell the
+ * runtime (paper Figure 3(b): spin_wait, then cooperate). */
+#define CAB_SPIN 1024
+/* Yields before sleeping, then sleeps doubling from 1 us up to CAB_SLEEP_MAX_NS. */
+#define CAB_YIELDS 16
+#define CAB_SLEEP_MAX_NS 100000
+
+uint64_t cab_redirect_word = CAB_MAGIC;
+
+/* ====================================================================== */
+/* Messages                                                                */
+/* ====================================================================== */
+
+static _Thread_local char msgbuf[200];
+
+static const char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static const char *fmt(const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(msgbuf, sizeof msgbuf, f, ap);
+    va_end(ap);
+    return msgbuf;
+}
+
+static void fatal(const char *msg) __attribute__((noreturn, cold));
+static void fatal(const char *msg) {
+    fprintf(stderr, "cab: %s\n", msg);
+    abort();
+}
+
+/* ====================================================================== */
+/* Configuration and sizes                                                 */
+/* ====================================================================== */
+
+static bool is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+static unsigned log2_of(size_t x) {
+    unsigned n = 0;
+    while ((size_t)1 << n < x) n++;
+    return n;
+}
+
+void cab_config_default(CabConfig *cfg) {
+    cfg->transport = CAB_TRANSPORT_CAB;
+    cfg->mode = CAB_MODE_EXHAUSTIVE;
+    cfg->ring_bytes = CAB_DEFAULT_RING_BYTES;
+    cfg->chunk_bytes = cab_topology_default_chunk();
+    cfg->burst_bytes = CAB_DEFAULT_BURST_BYTES;
+    cfg->sample_rate = 1.0;
+}
+
+/* Zero fields take their defaults; a defaulted chunk shrinks to fit CAB_MIN_CHUNKS chunks
+ * into an explicitly small ring. */
+static CabConfig fill_defaults(const CabConfig *in) {
+    CabConfig c = *in;
+    if (c.ring_bytes == 0) c.ring_bytes = CAB_DEFAULT_RING_BYTES;
+    if (c.chunk_bytes == 0) {
+        c.chunk_bytes = cab_topology_default_chunk();
+        while (c.chunk_bytes > CAB_MIN_CHUNK_BYTES &&
+               c.ring_bytes / c.chunk_bytes < CAB_MIN_CHUNKS)
+            c.chunk_bytes /= 2;
+    }
+    if (c.burst_bytes == 0) c.burst_bytes = CAB_DEFAULT_BURST_BYTES;
+    if (c.sample_rate == 0) c.sample_rate = 1.0;
+    return c;
+}
+
+static const char *check_filled(const CabConfig *c) {
+    if ((unsigned)c->transport > CAB_TRANSPORT_FFWD)
+        return fmt("cab: unknown transport %d", (int)c->transport);
+    if ((unsigned)c->mode > CAB_MODE_SAMPLING) return fmt("cab: unknown mode %d", (int)c->mode);
+    if (c->mode == CAB_MODE_SAMPLING && c->transport != CAB_TRANSPORT_CAB)
+        return "cab: sampling mode needs the cab transport";
+    if (c->ring_bytes > CAB_MAX_RING_BYTES)
+        return fmt("cab: ring size %zu is above the maximum %zu", c->ring_bytes,
+                   CAB_MAX_RING_BYTES);
+    if (!is_pow2(c->chunk_bytes))
+        return fmt("cab: chunk size %zu is not a power of two", c->chunk_bytes);
+    if (c->chunk_bytes < CAB_MIN_CHUNK_BYTES)
+        return fmt("cab: chunk size %zu is below the minimum %zu", c->chunk_bytes,
+                   CAB_MIN_CHUNK_BYTES);
+    if (c->ring_bytes % c->chunk_bytes != 0)
+        return fmt("cab: chunk size %zu does not divide ring size %zu", c->chunk_bytes,
+                   c->ring_bytes);
+    if (c->ring_bytes / c->chunk_bytes < CAB_MIN_CHUNKS)
+        return fmt("cab: ring size %zu holds %zu chunks of %zu bytes; at least %d are needed "
+                   "(the consumer's guard is chunk n+2)",
+                   c->ring_bytes, c->ring_bytes / c->chunk_bytes, c->chunk_bytes,
+                   CAB_MIN_CHUNKS);
+    /* FastForward moves its index on with a mask (its paper's modulo); CAB finds the end by
+     * MAGIC and N-way buffering by the buffer's alignment, so any multiple of the chunk
+     * does for them (3 chunks included). */
+    if (c->transport == CAB_TRANSPORT_FFWD && !is_pow2(c->ring_bytes))
+        return fmt("cab: ring size %zu is not a power of two (needed by ffwd)", c->ring_bytes);
+    if (c->burst_bytes % 8 != 0 || c->burst_bytes > c->chunk_bytes)
+        return fmt("cab: burst size %zu is not a multiple of 8 within the chunk size %zu",
+                   c->burst_bytes, c->chunk_bytes);
+    if (!(c->sample_rate > 0 && c->sample_rate <= 1))
+        return fmt("cab: sampling rate %g is not in (0, 1]", c->sample_rate);
+    return NULL;
+}
+
+const char *cab_config_check(const CabConfig *cfg) {
+    CabConfig c = fill_defaults(cfg);
+    return check_filled(&c);
+}
+
+bool cab_size_parse(const char *text, size_t *out, const char **err) {
+    const char *s = text;
+    if (s == NULL || *s == '\0') {
+        *err = "cab: size is empty";
+        return false;
+    }
+    if (*s < '0' || *s > '9') {
+        *err = fmt("cab: size '%.40s' does not start with a digit", text);
+        return false;
+    }
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (UINT64_MAX - 9) / 10) {
+            *err = fmt("cab: size '%.40s' is too large", text);
+            return false;
+        }
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    unsigned shift = 0;
+    switch (*s) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; s++; break;
+    case 'm': case 'M': shift = 20; s++; break;
+    case 'g': case 'G': shift = 30; s++; break;
+    default:
+        *err = fmt("cab: size '%.40s': unknown suffix '%c' (use k, m or g)", text, *s);
+        return false;
+    }
+    if (*s != '\0') {
+        *err = fmt("cab: size '%.40s': unexpected '%.10s' after the suffix", text, s);
+        return false;
+    }
+    if (shift && v > (SIZE_MAX >> shift)) {
+        *err = fmt("cab: size '%.40s' is too large", text);
+        return false;
+    }
+    *out = (size_t)(v << shift);
+    return true;
+}
+
+/* ====================================================================== */
+/* Creation                                                                */
+/* ====================================================================== */
+
+CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProducer *prod,
+                      const char **err) {
+    const char *dummy;
+    if (err == NULL) err = &dummy;
+    CabConfig c;
+    if (cfg == NULL) cab_config_default(&c);
+    else c = fill_defaults(cfg);
+    if ((*err = check_filled(&c)) != NULL) return NULL;
+
+    CabRing *r;
+    if (posix_memalign((void **)&r, CAB_LINE, sizeof *r) != 0) goto oom;
+    memset(r, 0, sizeof *r);
+    r->cfg = c;
+    if (hooks) r->hooks = *hooks;
+    r->nslots = c.ring_bytes / 8;
+    r->chunk_slots = c.chunk_bytes / 8;
+    r->chunk_shift = log2_of(r->chunk_slots);
+    r->nchunks = c.ring_bytes / c.chunk_bytes;
+    r->burst_slots = c.burst_bytes / 8;
+    r->rate_q32 = (uint64_t)(c.sample_rate * 4294967296.0);
+    if (r->rate_q32 == 0) r->rate_q32 = 1;
+    r->resume = r->nchunks - 3 < 2 ? (unsigned)(r->nchunks - 3) : 2;
+
+    /* The ring plus one line: the MAGIC sentinel, alone on its line so that the producer's
+     * read of it never shares a line with anything the consumer writes. */
+    void *mem;
+    if (posix_memalign(&mem, c.chunk_bytes, c.ring_bytes + CAB_LINE) != 0) {
+        free(r);
+        goto oom;
+    }
+    r->slots = mem;
+    memset(r->slots, 0, c.ring_bytes + CAB_LINE); /* CLEAR everywhere */
+    r->slots[r->nslots] = CAB_MAGIC;
+
+    memset(prod, 0, sizeof *prod);
+    prod->ring = r;
+    prod->base = r->slots;
+    prod->cur = r->slots;
+    if (c.transport == CAB_TRANSPORT_NWAY) {
+        if (posix_memalign((void **)&r->nway_state, CAB_LINE, r->nchunks * CAB_LINE) != 0) {
+            free(r->slots);
+            free(r);
+            goto oom;
+        }
+        memset(r->nway_state, 0, r->nchunks * CAB_LINE);
+        cab_nway_init(r, prod);
+    } else if (c.transport == CAB_TRANSPORT_FFWD) {
+        cab_ffwd_init(r, prod);
+    }
+    /* The ring reaches the consumer thread through whatever hands it over (a mutex in
+     * cab_analyzer_register, pthread_create in tests): that orders these plain stores. */
+    return r;
+oom:
+    *err = "cab: out of memory for the ring";
+    return NULL;
+}
+
+void cab_ring_free(CabRing *r) {
+    if (r == NULL) return;
+    free(r->slots);
+    free(r->nway_state);
+    free(r);
+}
+
+const CabConfig *cab_ring_config(const CabRing *r) { return &r->cfg; }
+
+/* ====================================================================== */
+/* Producer: waiting, wrap, full ring                                      */
+/* ====================================================================== */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+void cab_wait_zero(CabRing *r, const uint64_t *w) {
+    r->blocks_live++;
+    for (int i = 0; i < CAB_SPIN; i++) {
+        if (load_acq(w) == 0) return; /* D: pairs with the consumer's release clear (C) */
+        cpu_relax();
+    }
+    if (r->hooks.block_begin) r->hooks.block_begin(r->hooks.ctx);
+    long ns = 1000;
+    for (int k = 0; load_acq(w) != 0; k++) { /* D, as above */
+        if (k < CAB_YIELDS) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, ns};
+            nanosleep(&ts, NULL);
+            if (ns < CAB_SLEEP_MAX_NS) ns *= 2;
+        }
+    }
+    if (r->hooks.block_end) r->hooks.block_end(r->hooks.ctx);
+}
+
+/* The slot a producer blocked at [slot] polls: R chunks ahead (file header, "Resume
+ * distance"); [slot] itself when R = 0. */
+static uint64_t *poll_slot(const CabRing *r, uint64_t *slot) {
+    if (r->resume == 0) return slot;
+    size_t chunk = (size_t)(slot - r->slots) >> r->chunk_shift;
+    size_t target = (chunk + r->resume) % r->nchunks;
+    return r->slots + (target << r->chunk_shift);
+}
+
+static void push_other(CabProducer *p, uint64_t ev) {
+    if (p->closed) fatal("push after close");
+    if (!cab_event_valid(ev)) fatal("push of a reserved word (CLEAR or MAGIC)");
+    switch (p->ring->cfg.transport) {
+    case CAB_TRANSPORT_NWAY: cab_nway_push(p, ev); return;
+    case CAB_TRANSPORT_FFWD: cab_ffwd_push(p, ev); return;
+    case CAB_TRANSPORT_CAB: break;
+    }
+    fatal("bad transport");
+}
+
+static void push_slow(CabProducer *p, uint64_t ev) {
+    if (p->cur == &cab_redirect_word) {
+        push_other(p, ev);
+        return;
+    }
+    CabRing *r = p->ring;
+    uint64_t *slot = p->cur;
+    uint64_t v = load_acq(slot); /* D: pairs with the consumer's release clear (C) */
+    if (v == CAB_MAGIC) {        /* the sentinel after the last slot: wrap */
+        slot = p->base;
+        p->laps++;
+        v = load_acq(slot);      /* D */
+    }
+    if (v != CAB_CLEAR && r->cfg.mode == CAB_MODE_EXHAUSTIVE) {
+        /* Full: the consumer sits exactly on [slot] (window invariant). Wait for the
+         * resume distance, after which [slot] itself is CLEAR: the consumer cleared it
+         * before the poll slot, in program order, with release stores we acquired. */
+        cab_wait_zero(r, poll_slot(r, slot));
+    }
+    store_rel(slot, ev); /* A: pairs with the consumer's acquire of guard/flushed (B/G) */
+    p->cur = slot + 1;
+}
+
+void cab_push_slow(CabProducer *p, uint64_t ev) { push_slow(p, ev); }
+void cab_push_wrap(CabProducer *p, uint64_t ev) { push_slow(p, ev); }
+
+uint64_t cab_producer_count(const CabProducer *p) {
+    if (p->closed) return p->final;
+    switch (p->ring->cfg.transport) {
+    case CAB_TRANSPORT_CAB: return p->laps * p->ring->nslots + (uint64_t)(p->cur - p->base);
+    case CAB_TRANSPORT_NWAY: return p->tcount + (((uintptr_t)p->tcur & p->tmask) / 8);
+    case CAB_TRANSPORT_FFWD: return p->tidx;
+    }
+    return 0;
+}
+
+void cab_flush(CabProducer *p) {
+    if (p->closed) fatal("flush after close");
+    CabRing *r = p->ring;
+    if (r->cfg.transport == CAB_TRANSPORT_NWAY) cab_nway_flush(p);
+    r->flushes_live++;
+    store_rel(&r->flushed, cab_producer_count(p)); /* F: pairs with the consumer's G */
+}
+
+void cab_close(CabProducer *p) {
+    cab_flush(p);
+    CabRing *r = p->ring;
+    uint64_t n = cab_producer_count(p);
+    r->p_produced = n;
+    r->p_blocks = r->blocks_live;
+    r->p_flushes = r->flushes_live;
+    __atomic_store_n(&r->closed, 1, __ATOMIC_RELEASE); /* E: pairs with H */
+    p->final = n;
+    p->closed = true;
+    p->cur = &cab_redirect_word;
+    p->ring = NULL;
+}
+
+/* ====================================================================== */
+/* Consumer: exhaustive                                                    */
+/* ====================================================================== */
+
+static bool is_closed(const CabRing *r) {
+    return __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) != 0; /* H: pairs with E */
+}
+
+/* Hand slots [idx, idx+n) (no wrap inside) to [fn] batch by batch, clearing each batch
+ * right after the call. */
+static void take_span(CabRing *r, size_t idx, size_t n, CabConsumeFn fn, void *ctx) {
+    uint64_t *s = r->slots + idx;
+    while (n > 0) {
+        size_t k = n < CAB_BATCH_SLOTS ? n : CAB_BATCH_SLOTS;
+        fn(ctx, s, k);
+        for (size_t i = 0; i < k; i++) store_rel(&s[i], CAB_CLEAR); /* C: pairs with D */
+        s += k;
+        n -= k;
+    }
+}
+
+static size_t consume_exhaustive(CabRing *r, CabConsumeFn fn, void *ctx, size_t max) {
+    const size_t cs = r->chunk_slots, n_all = r->nslots;
+    size_t total = 0;
+    for (size_t taken = 0; max == 0 || taken < max; taken++) {
+        size_t idx = (size_t)(r->cabs % n_all); /* a division per chunk: off the hot path */
+        size_t cstart = idx & ~(cs - 1);
+        size_t guard = (cstart + 2 * cs) % n_all;
+        size_t n;
+        if (load_acq(&r->slots[guard]) != CAB_CLEAR) { /* B: pairs with A */
+            n = cstart + cs - idx;
+        } else {
+            uint64_t f = load_acq(&r->flushed); /* G: pairs with F */
+            if (f <= r->cabs) break;
+            n = cstart + cs - idx;
+            if (f - r->cabs < n) n = (size_t)(f - r->cabs);
+        }
+        take_span(r, idx, n, fn, ctx);
+        r->cabs += n;
+        r->consumed += n;
+        r->chunks++;
+        total += n;
+    }
+    return total;
+}
+
+/* ====================================================================== */
+/* Consumer: sampling                                                      */
+/* ====================================================================== */
+
+/* Decide whether to sample the chunk at [idx] holding [n] events, read its burst with
+ * relaxed loads (the producer may be overwriting it) and pass the valid words on. */
+static void sample_chunk(CabRing *r, size_t idx, size_t n, CabConsumeFn fn, void *ctx) {
+    r->chunks++;
+    r->sample_acc += r->rate_q32;
+    if (r->sample_acc < ((uint64_t)1 << 32)) {
+        r->skipped += n;
+        return;
+    }
+    r->sample_acc -= (uint64_t)1 << 32;
+    size_t burst = n < r->burst_slots ? n : r->burst_slots;
+    uint64_t buf[CAB_BATCH_SLOTS];
+    for (size_t done = 0; done < burst;) {
+        size_t k = burst - done < CAB_BATCH_SLOTS ? burst - done : CAB_BATCH_SLOTS, m = 0;
+        for (size_t i = 0; i < k; i++) {
+            uint64_t v = load_rlx(&r->slots[idx + done + i]); /* racy by design: relaxed */
+            if (cab_event_valid(v)) buf[m++] = v;
+        }
+        if (m) fn(ctx, buf, m);
+        r->consumed += m;
+        done += k;
+    }
+    r->skipped += n - burst;
+}
+
+static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t max) {
+    const size_t cs = r->chunk_slots, n_all = r->nslots;
+    size_t total = 0;
+    for (size_t taken = 0; max == 0 || taken < max; taken++) {
+        size_t idx = (size_t)(r->cabs % n_all);
+        size_t guard = (idx + 2 * cs) % n_all;
+        if (load_acq(&r->slots[guard]) != CAB_CLEAR) { /* B: pairs with A */
+            sample_chunk(r, idx, cs, fn, ctx);
+            /* Only the first slot (paper Fig. 5(b) line 10): it is how this consumer sees
+             * that the chunk was refilled one lap later. Relaxed: the producer never reads
+             * CLEAR in sampling mode, nothing is published by it. */
+            store_rlx(&r->slots[idx], CAB_CLEAR);
+            r->cabs += cs;
+            total += cs;
+            continue;
+        }
+        if (!is_closed(r)) break;
+        /* Closed: the producer is gone and [flushed] is final. Only the last nslots events
+         * can still be in the ring; start at the first whole chunk of them (what lies
+         * before is lost and counted so at the end). */
+        uint64_t p = load_acq(&r->flushed); /* G */
+        if (p <= r->cabs) break;
+        if (p - r->cabs > r->nslots) {
+            uint64_t lo = p - r->nslots;
+            r->cabs = (lo + cs - 1) & ~(uint64_t)(cs - 1);
+            if (r->cabs >= p) break;
+            idx = (size_t)(r->cabs % n_all);
+        }
+        size_t n = p - r->cabs < cs ? (size_t)(p - r->cabs) : cs;
+        sample_chunk(r, idx, n, fn, ctx);
+        r->cabs += n;
+        total += n;
+    }
+    return total;
+}
+
+/* ====================================================================== */
+/* Consumer: dispatch, done, stats, check                                  */
+/* ====================================================================== */
+
+size_t cab_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks) {
+    switch (r->cfg.transport) {
+    case CAB_TRANSPORT_NWAY: return cab_nway_consume(r, fn, ctx, max_chunks);
+    case CAB_TRANSPORT_FFWD: return cab_ffwd_consume(r, fn, ctx, max_chunks);
+    case CAB_TRANSPORT_CAB: break;
+    }
+    if (r->cfg.mode == CAB_MODE_SAMPLING) return consume_sampling(r, fn, ctx, max_chunks);
+    return consume_exhaustive(r, fn, ctx, max_chunks);
+}
+
+bool cab_ring_done(CabRing *r) {
+    if (r->finished) return true;
+    if (!is_closed(r)) return false;
+    bool done;
+    if (r->cfg.transport == CAB_TRANSPORT_NWAY) done = cab_nway_done(r);
+    else done = r->cabs >= load_acq(&r->flushed); /* G */
+    if (!done) return false;
+    uint64_t seen = r->consumed + r->skipped;
+    r->lost = r->p_produced > seen ? r->p_produced - seen : 0;
+    r->finished = true;
+    return true;
+}
+
+CabStats cab_ring_stats(const CabRing *r) {
+    CabStats s = {0};
+    s.consumed = r->consumed;
+    s.skipped = r->skipped;
+    s.lost = r->lost;
+    s.chunks = r->chunks;
+    if (is_closed(r)) { /* H: the producer's plain stores below are visible */
+        s.produced = r->p_produced;
+        s.blocks = r->p_blocks;
+        s.flushes = r->p_flushes;
+    }
+    return s;
+}
+
+const char *cab_ring_check(const CabRing *r, const CabProducer *p) {
+    if (r->cfg.transport != CAB_TRANSPORT_CAB || r->cfg.mode != CAB_MODE_EXHAUSTIVE) return NULL;
+    if (r->slots[r->nslots] != CAB_MAGIC) return "cab: end-of-ring sentinel overwritten";
+    uint64_t prod = p->closed ? p->final : cab_producer_count(p);
+    if (prod < r->cabs || prod - r->cabs > r->nslots)
+        return fmt("cab: positions out of order: producer %llu, consumer %llu",
+                   (unsigned long long)prod, (unsigned long long)r->cabs);
+    uint64_t fill = prod - r->cabs;
+    for (size_t i = 0; i < r->nslots; i++) {
+        uint64_t d = ((uint64_t)i + r->nslots - r->cabs % r->nslots) % r->nslots;
+        bool in_window = d < fill;
+        uint64_t v = load_rlx(&r->slots[i]);
+        if (in_window && !cab_event_valid(v))
+            return fmt("cab: slot %zu inside the window holds %#llx", i, (unsigned long long)v);
+        if (!in_window && v != CAB_CLEAR)
+            return fmt("cab: slot %zu outside the window is not CLEAR", i);
+    }
+    return NULL;
+}

@@ -1,0 +1,85 @@
+/* cab_topology.c: the machine's cache topology through hwloc, read once: L1d size (for the
+ * default chunk), a partner CPU that shares a cache (for pairing a program thread with its
+ * analyzer), thread binding. hwloc_topology_load takes ~10 ms: it runs on first use only,
+ * under pthread_once; the topology is then read-only and shared by all threads. */
+#include "cab_internal.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+
+static hwloc_topology_t topo; /* NULL if hwloc failed; never freed (process lifetime) */
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+
+static void topo_load(void) {
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0) return;
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return;
+    }
+    topo = t;
+}
+
+static hwloc_topology_t get_topo(void) {
+    pthread_once(&topo_once, topo_load);
+    return topo;
+}
+
+size_t cab_topology_l1d_bytes(void) {
+    hwloc_topology_t t = get_topo();
+    if (!t) return 0;
+    /* HWLOC_OBJ_L1CACHE is the level-1 data (or unified) cache; L1i is a separate type. */
+    hwloc_obj_t l1 = hwloc_get_obj_by_type(t, HWLOC_OBJ_L1CACHE, 0);
+    return l1 && l1->attr ? (size_t)l1->attr->cache.size : 0;
+}
+
+size_t cab_topology_default_chunk(void) {
+    size_t l1 = cab_topology_l1d_bytes();
+    if (l1 == 0) return CAB_FALLBACK_CHUNK_BYTES;
+    size_t want = 4 * l1, c = CAB_MIN_CHUNK_BYTES; /* paper 3.1.3: four times the L1 */
+    while (c * 2 <= want) c *= 2;
+    return c;
+}
+
+/* First PU under [set] other than [cpu]; with [other_core], also not on [cpu]'s core. */
+static int pick_in(hwloc_topology_t t, hwloc_const_cpuset_t set, hwloc_obj_t pu, bool other_core) {
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
+    hwloc_obj_t o = NULL;
+    while ((o = hwloc_get_next_obj_inside_cpuset_by_type(t, set, HWLOC_OBJ_PU, o)) != NULL) {
+        if (o->os_index == pu->os_index) continue;
+        if (other_core && core && hwloc_bitmap_isset(core->cpuset, o->os_index)) continue;
+        return (int)o->os_index;
+    }
+    return -1;
+}
+
+int cab_topology_pick_partner(int cpu) {
+    hwloc_topology_t t = get_topo();
+    if (!t || cpu < 0) return -1;
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t, (unsigned)cpu);
+    if (!pu) return -1;
+    /* Smallest cache shared with another core first (the paper pairs the two threads on
+     * distinct cores under a common cache), then an SMT sibling, then anything. */
+    for (int pass = 0; pass < 2; pass++)
+        for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
+            if (!hwloc_obj_type_is_cache(o->type) || hwloc_bitmap_weight(o->cpuset) < 2) continue;
+            int c = pick_in(t, o->cpuset, pu, pass == 0);
+            if (c >= 0) return c;
+        }
+    return pick_in(t, hwloc_topology_get_topology_cpuset(t), pu, false);
+}
+
+int cab_topology_bind_self(int cpu) {
+    hwloc_topology_t t = get_topo();
+    if (!t) return ENOSYS;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set) return ENOMEM;
+    hwloc_bitmap_only(set, (unsigned)cpu);
+    int rc = hwloc_set_cpubind(t, set, HWLOC_CPUBIND_THREAD) == 0 ? 0 : (errno ? errno : EINVAL);
+    hwloc_bitmap_free(set);
+    return rc;
+}
+
+int cab_topology_current_cpu(void) { return sched_getcpu(); }
