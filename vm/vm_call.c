@@ -264,6 +264,10 @@ static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, b
         }
         seterrorobj(S, status, vm_restorestack(S, old_top));
         vm_shrinkstack(S);
+        /* The aborted frames' registers still hold references, and the collector scans
+         * the whole stack block: clear them so what the failed call built can be freed
+         * (a pcall that failed with "not enough memory" must give its memory back). */
+        for (Value *v = S->top; v < S->stack_last + VM_EXTRA_STACK; v++) v->tt = VT_NIL, v->u.p = NULL;
     }
     S->nny = old_nny;
     S->errfunc = old_errfunc;

@@ -30,21 +30,32 @@ _Noreturn static void memerror(State *S) {
     vm_throw(S, VM_ERRMEM);
 }
 
+/* At the heap cap Boehm returns NULL without collecting first: collect once and retry
+ * before reporting "not enough memory". */
 void *vm_alloc(State *S, size_t n) {
     void *p = gc_alloc(n);
-    if (p == NULL && n > 0) memerror(S);
+    if (p == NULL && n > 0) {
+        gc_collect();
+        if ((p = gc_alloc(n)) == NULL) memerror(S);
+    }
     return p;
 }
 
 void *vm_alloc_leaf(State *S, size_t n) {
     void *p = gc_alloc_leaf(n);
-    if (p == NULL && n > 0) memerror(S);
+    if (p == NULL && n > 0) {
+        gc_collect();
+        if ((p = gc_alloc_leaf(n)) == NULL) memerror(S);
+    }
     return p;
 }
 
 void *vm_realloc(State *S, void *p, size_t n) {
     void *q = gc_realloc(p, n);
-    if (q == NULL && n > 0) memerror(S);
+    if (q == NULL && n > 0) {
+        gc_collect();
+        if ((q = gc_realloc(p, n)) == NULL) memerror(S);
+    }
     return q;
 }
 

@@ -108,7 +108,7 @@ static CabStats run(CabTransport t, CabMode m, size_t ring, size_t chunk, uint64
     while (!cab_ring_done(f->ring)) {
         size_t got = cab_consume(f->ring, m == CAB_MODE_SAMPLING ? check_range : check_seq, f,
                                  1 + xorshift(&seed) % 4);
-        if (got == 0 || xorshift(&seed) % 256 == 0) pause_some(&seed);
+        if (got == 0 || xorshift(&seed) % 16 == 0) pause_some(&seed); /* slow consumer: blocks */
     }
     pthread_join(th, NULL);
     CabStats st = cab_ring_stats(f->ring);
@@ -123,6 +123,11 @@ static void fuzz_exhaustive(CabTransport t, size_t ring, size_t chunk, uint64_t 
         fail_msg("transport %d ring %zu chunk %zu: %llu out of order, stopped at %llu of %llu",
                  (int)t, ring, chunk, (unsigned long long)f.bad, (unsigned long long)f.next - 1,
                  (unsigned long long)total);
+    /* Informational: shows that the run exercised blocking and flushing. */
+    print_message("transport %d, %zu chunks: %llu events, %llu blocks (%llu through the hooks), "
+                  "%llu flushes\n", (int)t, ring / chunk, (unsigned long long)total,
+                  (unsigned long long)st.blocks, (unsigned long long)f.begins,
+                  (unsigned long long)st.flushes);
     assert_int_equal(st.produced, total);
     assert_int_equal(st.consumed, total);
     assert_int_equal(f.seen, total);
