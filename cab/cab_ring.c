@@ -508,7 +508,9 @@ static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t ma
     for (size_t taken = 0; max == 0 || taken < max; taken++) {
         size_t idx = (size_t)(r->cabs % n_all);
         size_t guard = (idx + 2 * cs) % n_all;
-        if (load_acq(&r->slots[guard]) != CAB_CLEAR) { /* B: pairs with A */
+        bool closed = is_closed(r); /* H: before the guard, so that a closed ring is read by
+                                       positions only, not by stale guards of older laps */
+        if (!closed && load_acq(&r->slots[guard]) != CAB_CLEAR) { /* B: pairs with A */
             sample_chunk(r, idx, cs, fn, ctx);
             /* Only the first slot (paper Fig. 5(b) line 10): it is how this consumer sees
              * that the chunk was refilled one lap later. Relaxed: the producer never reads
@@ -518,7 +520,7 @@ static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t ma
             total += cs;
             continue;
         }
-        if (!is_closed(r)) break;
+        if (!closed) break;
         /* Closed: the producer is gone and [flushed] is final. Only the last nslots events
          * can still be in the ring; start at the first whole chunk of them (what lies
          * before is lost and counted so at the end). */

@@ -265,7 +265,7 @@ int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const 
     have_compile_error = false;
     Value envv = env ? *env : vm_table(S->g->globals);
     if (len >= VM_BC_SIGLEN && memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) == 0) {
-        char id[128];
+        char id[VM_IDSIZE];
         vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
         if (!allow_binary) {
             vm_pushfstring(S, "attempt to load a binary chunk (mode is 't')");
@@ -283,7 +283,7 @@ int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const 
     CompileError err;
     Proto *p = vm_compile(S, buf, len, chunkname, &err);
     if (p == NULL) {
-        char id[128];
+        char id[VM_IDSIZE];
         vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
         last_compile_error = err;
         have_compile_error = true;

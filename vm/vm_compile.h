@@ -25,4 +25,8 @@ Proto *vm_compile(State *S, const char *src, size_t len, const char *source, Com
  * Writes at most [bufsize] bytes including the NUL. */
 void vm_chunkid(char *buf, size_t bufsize, const char *source, size_t srclen);
 
+/* Size of chunk ids in messages, as lua5.4's LUA_IDSIZE, so long names are shortened the
+ * same way. */
+#define VM_IDSIZE 60
+
 #endif

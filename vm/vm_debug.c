@@ -38,7 +38,7 @@ static void chunkid_of(const Proto *p, char *buf, size_t size) {
 }
 
 String *vm_add_position(State *S, const CallInfo *ci, String *msg) {
-    char id[128];
+    char id[VM_IDSIZE];
     chunkid_of(ci->func->u.lf->p, id, sizeof id);
     int line = vm_currentline(ci);
     size_t idlen = strlen(id);
@@ -336,7 +336,7 @@ void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size) {
         }
     }
     if (islua(ci)) {
-        char id[100];
+        char id[VM_IDSIZE];
         const Proto *p = ci->func->u.lf->p;
         chunkid_of(p, id, sizeof id);
         snprintf(buf, size, "function <%s:%d>", id, p->linedefined);
@@ -393,7 +393,7 @@ String *vm_traceback(State *S, const char *msg, int level) {
         }
         vm_funcdesc(S, ci, desc, sizeof desc);
         if (islua(ci)) {
-            char id[100];
+            char id[VM_IDSIZE];
             chunkid_of(ci->func->u.lf->p, id, sizeof id);
             snprintf(line, sizeof line, "\n\t%s:%d: in %s", id, vm_currentline(ci), desc);
         } else {

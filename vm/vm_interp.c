@@ -9,7 +9,17 @@
  *     pushes lands above every register; the stack may move during the call, so base is
  *     re-derived after it (the Protect macro);
  *   - multiple results (CALL/VARARG with C == 0) leave S->top after the last value for the
- *     next instruction (CALL/RETURN/SETLIST with B == 0) to consume. */
+ *     next instruction (CALL/RETURN/SETLIST with B == 0) to consume.
+ *
+ * Where instrumentation and safepoints go (so the uninstrumented path pays nothing): every
+ * instruction dispatches through the table `dispatch`; instrumentation points are few
+ * opcodes (function entry = the first instruction of a frame, reached through startfunc;
+ * back edges = JMP/FORLOOP/TFORLOOP with a negative offset; exits = RETURN*/TAILCALL;
+ * branches = the conditional tests; heap loads and stores = GET and SET opcodes). An
+ * instrumented run will use a second dispatch table whose entries for those opcodes point
+ * at instrumented variants that emit the event and then jump to the plain handler, chosen
+ * once per run, and a safepoint poll will sit at startfunc and on back edges only, as one
+ * load and compare of a per-thread flag. */
 #include <math.h>
 
 #include "vm_debug.h"

@@ -49,7 +49,7 @@ static int db_getinfo(State *S) {
     vm_setfield(S, t, "func", f);
     if (f.tt == VT_LFUNC) {
         Proto *p = f.u.lf->p;
-        char id[128];
+        char id[VM_IDSIZE];
         const char *src = p->source ? p->source->data : "=?";
         vm_chunkid(id, sizeof id, src, strlen(src));
         setstr(S, t, "source", src);

@@ -145,6 +145,7 @@ typedef struct ByteBuf {
 } ByteBuf;
 
 static void buf_add(State *S, ByteBuf *b, const char *s, size_t n) {
+    if (n == 0) return; /* b->p may still be NULL */
     if (n > b->cap - b->len) {
         size_t ncap = b->cap ? b->cap * 2 : 128;
         while (ncap - b->len < n) ncap *= 2;

@@ -202,10 +202,12 @@ static Proto *compile_file(State *S, const char *path) {
         j.p = vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why);
         if (j.p == NULL) fprintf(stderr, "tandem: %s: bad bytecode: %s\n", path, why);
         free(buf);
+        free((char *)j.chunkname);
         return j.p;
     }
     int st = vm_protect(S, f_compile, &j);
     free(buf);
+    free((char *)j.chunkname);
     if (st != VM_OK) {
         fprintf(stderr, "tandem: %s: %s\n", path, vm_last_error(S));
         return NULL;
