@@ -14,7 +14,7 @@
  * Where instrumentation and safepoints go (so the uninstrumented path pays nothing): every
  * instruction dispatches through the table `dispatch`; instrumentation points are few
  * opcodes (function entry = the first instruction of a frame, reached through startfunc;
- * back edges = JMP/FORLOOP/TFORLOOP with a negative offset; exits = RETURN*/TAILCALL;
+ * back edges = JMP/FORLOOP/TFORLOOP with a negative offset; exits = the RETURN opcodes and TAILCALL;
  * branches = the conditional tests; heap loads and stores = GET and SET opcodes). An
  * instrumented run will use a second dispatch table whose entries for those opcodes point
  * at instrumented variants that emit the event and then jump to the plain handler, chosen
