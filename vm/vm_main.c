@@ -11,6 +11,7 @@
 #include "vm_bytecode.h"
 #include "vm_compile.h"
 #include "vm_lib.h"
+#include "vm_prof.h"
 
 #define EXIT_USAGE 2
 
@@ -29,6 +30,11 @@ static const XOption xoptions[] = {
     {"dump", "bytecode", "(none)", "print a listing of the compiled bytecode instead of running"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
+    {"profile", "methodcount (comma-separated list of analyses)", "(none)", "profile the run; the report is written when the program ends"},
+    {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline"},
+    {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread"},
+    {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)"},
+    {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -36,6 +42,10 @@ typedef struct Options {
     bool dump_bytecode;
     unsigned gc_stress;
     size_t gc_maxheap;
+    const ProfAnalysis *profile; /* NULL: no profiling */
+    bool sequential;
+    size_t cab_size, cab_chunk;  /* 0: default */
+    const char *profile_out;
 } Options;
 
 /* "64m" -> 67108864; false if malformed. */
@@ -114,6 +124,50 @@ static bool parse_xoption(const char *arg, Options *opt) {
             fprintf(stderr, "tandem: bad value '%s' for -Xgc.maxheap; valid values: %s\n", val ? val : "", o->values);
             return false;
         }
+    } else if (strcmp(o->name, "profile") == 0) {
+        if (val == NULL || *val == '\0') {
+            fprintf(stderr, "tandem: -Xprofile needs a value; valid analyses: %s\n", prof_names());
+            return false;
+        }
+        for (const char *p = val; *p;) {
+            size_t n = strcspn(p, ",");
+            const ProfAnalysis *a = prof_find(p, n);
+            if (a == NULL) {
+                fprintf(stderr, "tandem: unknown analysis '%.*s' in -Xprofile; valid analyses: %s\n", (int)n, p,
+                        prof_names());
+                return false;
+            }
+            opt->profile = a; /* one analysis so far: a list names it, maybe more than once */
+            p += n;
+            if (*p == ',') p++;
+        }
+    } else if (strcmp(o->name, "analysis") == 0) {
+        if (val != NULL && strcmp(val, "concurrent") == 0)
+            opt->sequential = false;
+        else if (val != NULL && strcmp(val, "sequential") == 0)
+            opt->sequential = true;
+        else {
+            fprintf(stderr, "tandem: bad value '%s' for -Xanalysis; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "cab.size") == 0 || strcmp(o->name, "cab.chunk") == 0) {
+        size_t *dst = o->name[4] == 's' ? &opt->cab_size : &opt->cab_chunk;
+        const char *err = NULL;
+        if (val == NULL)
+            err = "cab: no size given";
+        else if (cab_size_parse(val, dst, &err) && *dst == 0)
+            err = "cab: size must not be 0";
+        if (err != NULL) {
+            fprintf(stderr, "tandem: bad value '%s' for -X%s: %s; valid values: %s\n", val ? val : "", o->name,
+                    err, o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "profile.out") == 0) {
+        if (val == NULL || *val == '\0') {
+            fprintf(stderr, "tandem: -Xprofile.out needs a file name\n");
+            return false;
+        }
+        opt->profile_out = val;
     }
     return true;
 }
@@ -286,8 +340,15 @@ static int run_buffer(State *S, const char *buf, size_t len, const char *chunkna
     return code;
 }
 
+/* The program has ended with [code]: write the profile (if any); a profile that cannot be
+ * written turns success into failure. */
+static int finish(int code) {
+    if (vm_prof_finish() != 0 && code == 0) code = 1;
+    return code;
+}
+
 int main(int argc, char **argv) {
-    Options opt = {false, 0, 0};
+    Options opt = {0};
     const char *compile_in = NULL, *compile_out = NULL;
     const char *chunks[32];
     int nchunks = 0;
@@ -332,6 +393,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;
     }
+    VmProfOptions popt = {opt.profile, opt.sequential, {0}, opt.profile_out};
+    if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
+        cab_config_default(&popt.cab);
+        if (opt.cab_size) popt.cab.ring_bytes = opt.cab_size;
+        if (opt.cab_chunk) popt.cab.chunk_bytes = opt.cab_chunk;
+        const char *msg = cab_config_check(&popt.cab);
+        if (msg != NULL) {
+            fprintf(stderr, "tandem: bad -Xcab.size/-Xcab.chunk: %s\n", msg);
+            return EXIT_USAGE;
+        }
+    }
     State *S = vm_state_new();
     if (opt.gc_stress) gc_set_stress(opt.gc_stress);
     if (opt.gc_maxheap) gc_set_max_heap(opt.gc_maxheap);
@@ -343,16 +415,24 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *script = i < argc ? argv[i] : NULL;
+    if (!opt.dump_bytecode) {
+        /* Profile from the first chunk run to the end of the program, whatever the end. */
+        const char *err = NULL;
+        if (!vm_prof_start(&popt, &err)) {
+            fprintf(stderr, "tandem: cannot start the profiler: %s\n", err ? err : "unknown error");
+            return 1;
+        }
+    }
     ArgJob aj = {argc, argv, script ? i : argc};
     if (vm_protect(S, f_setargs, &aj) != VM_OK) {
         fprintf(stderr, "tandem: %s\n", vm_last_error(S));
-        return 1;
+        return finish(1);
     }
     for (int c = 0; c < nchunks; c++) {
         int code = run_buffer(S, chunks[c], strlen(chunks[c]), "=(command line)", "(command line)", 0, NULL);
-        if (code) return code;
+        if (code) return finish(code);
     }
-    if (script == NULL) return 0;
+    if (script == NULL) return finish(0);
 
     if (opt.dump_bytecode) {
         Proto *p = compile_file(S, script);
@@ -369,7 +449,7 @@ int main(int argc, char **argv) {
     char *buf = read_file(script, &len);
     if (buf == NULL) {
         fprintf(stderr, "tandem: cannot open %s: %s\n", script, strerror(errno));
-        return 1;
+        return finish(1);
     }
     size_t slen = strlen(script);
     if (slen > 4 && strcmp(script + slen - 4, ".tbc") == 0 &&
@@ -379,12 +459,12 @@ int main(int argc, char **argv) {
         if (vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why) == NULL) {
             fprintf(stderr, "tandem: %s: bad bytecode: %s\n", script, why);
             free(buf);
-            return 1;
+            return finish(1);
         }
     }
     char *chunkname = chunkname_for(script);
     int code = run_buffer(S, buf, len, chunkname, script, argc - i - 1, argv + i + 1);
     free(buf);
     free(chunkname);
-    return code;
+    return finish(code);
 }

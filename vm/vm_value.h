@@ -176,6 +176,7 @@ typedef struct Proto {
     uint8_t numparams;     /* fixed parameters */
     uint8_t is_vararg;
     uint16_t maxstack;     /* registers needed (<= VM_MAXREGS) */
+    uint32_t id;           /* function id in profiles (vm_prof.c); 0 until first profiled call */
     int32_t ncode;
     int32_t nk;
     int32_t np;

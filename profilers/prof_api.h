@@ -1,0 +1,39 @@
+/* prof_api.h: the profilers module's one public header: the interface every analysis
+ * implements (open, consume, report, close) and the list of analyses by name.
+ *
+ * An analysis sees only events (vm/vm_events.h): 64-bit words of integers and ids. It runs
+ * either on an analyzer thread, fed by a CAB (concurrent), or inline on the program's thread
+ * (sequential); the same state and the same consume function serve both, so for a
+ * deterministic program the two reports are equal. consume must not touch the GC heap
+ * (analyzer threads are not registered with the collector). Names of function ids are
+ * asked for at report time through [fname], which the runtime provides. */
+#ifndef PROF_API_H
+#define PROF_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Display name of function [id] ("f (prog.lua:3)"); never NULL. */
+typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
+
+typedef struct ProfAnalysis {
+    const char *name;                                        /* as given to -Xprofile */
+    void *(*open)(void);                                     /* new state; NULL: out of memory */
+    void (*consume)(void *st, const uint64_t *ev, size_t n); /* n >= 1 events, in order */
+    /* Write the report to [out]. Returns 0, or -1 if writing failed. */
+    int (*report)(void *st, FILE *out, ProfNameFn fname, void *ctx);
+    void (*close)(void *st);                                 /* free the state */
+} ProfAnalysis;
+
+/* The analyses. */
+extern const ProfAnalysis prof_methodcount;
+
+/* The analysis called [name], or NULL. [len]: bytes of [name] to compare (names may come
+ * from a comma-separated list). */
+const ProfAnalysis *prof_find(const char *name, size_t len);
+
+/* Valid names for messages and listings: "methodcount". */
+const char *prof_names(void);
+
+#endif

@@ -1,0 +1,92 @@
+/* prof_methodcount.c: method counting: how many times each function was entered (EV_CALL).
+ * State: a count per function id in a growable array (ids are small and dense, vm_prof.c),
+ * in malloc'd memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof_api.h"
+#include "vm_events.h"
+
+/* Functions listed in the report; the rest are summed on one line. */
+#define REPORT_TOP 30
+
+typedef struct MethodCount {
+    uint64_t *counts; /* counts[id]: calls of function id */
+    size_t cap;       /* entries in counts */
+    uint64_t total;
+} MethodCount;
+
+static void *mc_open(void) { return calloc(1, sizeof(MethodCount)); }
+
+/* Out of line: the array grows rarely (once per new power of two of ids). */
+static __attribute__((noinline)) void grow(MethodCount *mc, size_t id) {
+    size_t cap = mc->cap ? mc->cap : 256;
+    while (cap <= id) cap *= 2;
+    uint64_t *c = realloc(mc->counts, cap * sizeof *c);
+    if (c == NULL) {
+        fprintf(stderr, "methodcount: out of memory\n");
+        abort();
+    }
+    memset(c + mc->cap, 0, (cap - mc->cap) * sizeof *c);
+    mc->counts = c;
+    mc->cap = cap;
+}
+
+static void mc_consume(void *st, const uint64_t *ev, size_t n) {
+    MethodCount *mc = st;
+    for (size_t i = 0; i < n; i++) {
+        if (ev_kind(ev[i]) != EV_CALL) continue;
+        uint64_t id = ev_payload(ev[i]);
+        if (id >= mc->cap) grow(mc, (size_t)id);
+        mc->counts[id]++;
+        mc->total++;
+    }
+}
+
+typedef struct Row {
+    uint64_t count;
+    const char *name;
+} Row;
+
+/* By count, most first; ties by name, so the order does not depend on id assignment. */
+static int row_cmp(const void *a, const void *b) {
+    const Row *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int mc_report(void *st, FILE *out, ProfNameFn fname, void *ctx) {
+    MethodCount *mc = st;
+    size_t nfun = 0;
+    for (size_t id = 0; id < mc->cap; id++) nfun += mc->counts[id] != 0;
+    Row *rows = malloc((nfun ? nfun : 1) * sizeof *rows);
+    if (rows == NULL) return -1;
+    size_t r = 0;
+    for (size_t id = 0; id < mc->cap; id++)
+        if (mc->counts[id]) rows[r++] = (Row){mc->counts[id], fname((uint32_t)id, ctx)};
+    qsort(rows, nfun, sizeof *rows, row_cmp);
+    double total = mc->total ? (double)mc->total : 1.0;
+    fprintf(out, "methodcount: %llu calls of %zu functions\n", (unsigned long long)mc->total, nfun);
+    fprintf(out, "%12s  %7s  %s\n", "calls", "percent", "function");
+    for (size_t i = 0; i < nfun && i < REPORT_TOP; i++)
+        fprintf(out, "%12llu  %6.2f%%  %s\n", (unsigned long long)rows[i].count,
+                100.0 * (double)rows[i].count / total, rows[i].name);
+    if (nfun > REPORT_TOP) {
+        uint64_t rest = 0;
+        for (size_t i = REPORT_TOP; i < nfun; i++) rest += rows[i].count;
+        fprintf(out, "%12llu  %6.2f%%  (%zu more functions)\n", (unsigned long long)rest,
+                100.0 * (double)rest / total, nfun - REPORT_TOP);
+    }
+    fprintf(out, "%12llu  %6.2f%%  total\n", (unsigned long long)mc->total, mc->total ? 100.0 : 0.0);
+    free(rows);
+    return ferror(out) ? -1 : 0;
+}
+
+static void mc_close(void *st) {
+    MethodCount *mc = st;
+    if (mc == NULL) return;
+    free(mc->counts);
+    free(mc);
+}
+
+const ProfAnalysis prof_methodcount = {"methodcount", mc_open, mc_consume, mc_report, mc_close};

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Profiling end to end: method counting on programs of known shape. Checks the exact counts,
+that the concurrent report (default ring and the smallest valid one, which makes the producer
+block and wrap many times) equals the sequential one exactly, that a program failing with an
+uncaught error or leaving through os.exit still writes its whole profile, and that bad option
+values exit 2 with a message."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
+
+
+def run(tandem, *args):
+    p = subprocess.run([tandem, *args], cwd=HERE, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def parse(report):
+    """{function name: calls} and the header's (calls, functions) from a methodcount report."""
+    lines = report.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("methodcount:"))
+    m = re.match(r"methodcount: (\d+) calls of (\d+) functions$", lines[start])
+    counts = {}
+    for l in lines[start + 2:]:
+        m2 = re.match(r"\s*(\d+)\s+([\d.]+)%\s+(.*)$", l)
+        if not m2:
+            break
+        counts[m2.group(3)] = int(m2.group(1))
+    total = counts.pop("total")
+    check_total = (int(m.group(1)), int(m.group(2)))
+    assert total == check_total[0], (total, check_total)
+    return counts, check_total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    tandem = os.path.abspath(ap.parse_args().tandem)
+    failures = []
+
+    def check(name, cond, detail=""):
+        if not cond:
+            failures.append(f"{name}: {detail}")
+
+    tmp = tempfile.mkdtemp(prefix="tandem_profile_")
+    expected = {"f (shape.lua:4)": 1000, "g (shape.lua:5)": 250, "h (shape.lua:6)": 10,
+                "k (shape.lua:7)": 100000, "main chunk (shape.lua)": 1,
+                "function <shape.lua:11>": 1,     # the coroutine's body
+                "function <shape.lua:15>": 100}   # the __add metamethod
+
+    reports = {}
+    modes = {
+        "sequential": ["-Xanalysis=sequential"],
+        "concurrent": ["-Xanalysis=concurrent"],
+        "concurrent-default": [],
+        "concurrent-small": ["-Xanalysis=concurrent", *SMALL_RING],
+    }
+    for mode, extra in modes.items():
+        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, "shape.lua")
+        check(f"{mode}: exit", code == 0 and out == "done\n", f"{code} {out!r} {err!r}")
+        reports[mode] = err
+        try:
+            counts, (total, nfun) = parse(err)
+        except (StopIteration, AttributeError, KeyError, AssertionError) as e:
+            check(f"{mode}: report", False, f"{e!r} {err!r}")
+            continue
+        for name, n in expected.items():
+            check(f"{mode}: {name}", counts.get(name) == n, f"got {counts.get(name)}")
+        check(f"{mode}: nothing else", counts == expected, counts)
+        check(f"{mode}: total", total == sum(counts.values()), f"{total} {counts}")
+        check(f"{mode}: functions", nfun == len(counts), f"{nfun} {counts}")
+    for mode in modes:
+        check(f"{mode} == sequential", reports[mode] == reports["sequential"],
+              f"\n{reports[mode]}\n--- vs ---\n{reports['sequential']}")
+
+    # -Xprofile.out: the same report, in a file, and nothing on stderr.
+    for mode in ("sequential", "concurrent"):
+        path = os.path.join(tmp, f"shape-{mode}.prof")
+        code, out, err = run(tandem, "-Xprofile=methodcount", f"-Xanalysis={mode}", f"-Xprofile.out={path}",
+                             "shape.lua")
+        body = open(path).read() if os.path.exists(path) else None
+        check(f"profile.out {mode}", code == 0 and err == "" and body == reports["sequential"],
+              f"{code} {err!r} {body!r}")
+        check(f"profile.out {mode}: no temp file left", os.listdir(tmp).count(os.path.basename(path)) == 1 and
+              not any(n.startswith(os.path.basename(path) + ".tmp") for n in os.listdir(tmp)), os.listdir(tmp))
+
+    # A failing program still writes its whole profile, and exits 1.
+    for mode, extra in modes.items():
+        path = os.path.join(tmp, f"fails-{mode}.prof")
+        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
+        check(f"fails {mode}: exit 1 with the error", code == 1 and "boom" in err, f"{code} {err!r}")
+        if os.path.exists(path):
+            counts, _ = parse(open(path).read())
+            check(f"fails {mode}: counts", counts.get("f (fails.lua:3)") == 10 and
+                  counts.get("main chunk (fails.lua)") == 1, counts)
+        else:
+            check(f"fails {mode}: profile written", False, path)
+        path = os.path.join(tmp, f"exits-{mode}.prof")
+        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
+        check(f"os.exit {mode}: exit 0", code == 0, f"{code} {err!r}")
+        if os.path.exists(path):
+            counts, _ = parse(open(path).read())
+            check(f"os.exit {mode}: counts", counts.get("f (exits.lua:2)") == 5, counts)
+        else:
+            check(f"os.exit {mode}: profile written", False, path)
+
+    # Bad values: exit 2, a message naming the option and what is valid.
+    bad = [
+        (["-Xprofile=nope"], ["'nope'", "methodcount"]),
+        (["-Xprofile=methodcount,nope"], ["'nope'", "methodcount"]),
+        (["-Xprofile="], ["-Xprofile", "methodcount"]),
+        (["-Xanalysis=parallel"], ["'parallel'", "concurrent", "sequential"]),
+        (["-Xanalysis"], ["-Xanalysis", "concurrent"]),
+        (["-Xcab.size=12q"], ["-Xcab.size", "'12q'"]),
+        (["-Xcab.chunk=0"], ["-Xcab.chunk"]),
+        (["-Xprofile=methodcount", "-Xcab.chunk=3000"], ["power of two"]),
+        (["-Xprofile=methodcount", "-Xcab.size=13k", "-Xcab.chunk=4k"], ["cab"]),
+        (["-Xprofile=methodcount", "-Xcab.size=8k", "-Xcab.chunk=4k"], ["cab"]),
+        (["-Xprofile.out="], ["-Xprofile.out"]),
+    ]
+    for args, words in bad:
+        code, out, err = run(tandem, *args, "shape.lua")
+        check(f"bad {' '.join(args)}", code == 2 and out == "" and all(w in err for w in words),
+              f"{code} {out!r} {err!r}")
+
+    # The options are listed.
+    code, out, err = run(tandem, "-X")
+    check("-X lists the profile options", code == 0 and all(
+        f"-X{o}" in out for o in ("profile", "analysis", "cab.size", "cab.chunk", "profile.out")), out)
+
+    if failures:
+        print("\n".join(failures))
+        return 1
+    print("profile tests: all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,820 @@
+/* vm_interp_body.h: the body of the interpreter loop, included twice by vm_interp.c with
+ * VM_EXEC_NAME (the function's name) and VM_EXEC_INSTR (0: plain, 1: instrumented) defined,
+ * so the plain loop has no trace of instrumentation and both loops share one source.
+ * Not a header of its own: no include guard, and it defines a function. */
+#ifndef VM_EXEC_NAME
+#error "vm_interp_body.h is included by vm_interp.c only"
+#endif
+
+static void VM_EXEC_NAME(State *S, CallInfo *ci) {
+    LClosure *cl;
+    const Value *k;
+    Value *base;
+    const Instr *pc;
+    Instr i;
+
+    static const void *const dispatch[OP__COUNT] = {
+#define VM_OP_LABEL(name, fmt, doc) &&L_##name,
+        VM_OPCODES(VM_OP_LABEL)
+#undef VM_OP_LABEL
+    };
+
+/* Macros for this function only. */
+#define A() vm_a(i)
+#define B() vm_b(i)
+#define C() vm_c(i)
+#define RA() (base + vm_a(i))
+#define RB() (base + vm_b(i))
+#define RC() (base + vm_c(i))
+#define KB() (k + vm_b(i))
+#define KC() (k + vm_c(i))
+#define RKC() (vm_k(i) ? k + vm_c(i) : base + vm_c(i))
+#define NEXT() \
+    do { \
+        i = *pc++; \
+        goto *dispatch[vm_op(i)]; \
+    } while (0)
+#define SAVEPC() (ci->savedpc = pc)
+#define Protect(x) \
+    do { \
+        ci->savedpc = pc; \
+        S->top = ci->top; \
+        x; \
+        base = ci->func + 1; \
+    } while (0)
+/* Take (or skip) the JMP that follows a conditional test. */
+#define CONDJUMP(cond) \
+    do { \
+        if ((cond) != (int)vm_k(i)) \
+            pc++; \
+        else { \
+            pc += vm_sbx(*pc) + 1; \
+        } \
+    } while (0)
+
+startfunc:
+#if VM_EXEC_INSTR
+    /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
+     * calls, tail calls); frames we return into go to 'returning' below. */
+    {
+        Proto *ep = ci->func->u.lf->p;
+        uint32_t id = ep->id;
+        if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
+        vm_prof_emit(ev_make(EV_CALL, id));
+    }
+#endif
+returning:
+    cl = ci->func->u.lf;
+    k = cl->p->k;
+    base = ci->func + 1;
+    pc = ci->savedpc;
+    NEXT();
+
+L_MOVE:
+    *RA() = *RB();
+    NEXT();
+L_LOADK:
+    *RA() = k[vm_bx(i)];
+    NEXT();
+L_LOADI:
+    *RA() = vm_int(vm_sbx(i));
+    NEXT();
+L_LOADF:
+    *RA() = vm_float((double)vm_sbx(i));
+    NEXT();
+L_LOADNIL: {
+    Value *ra = RA();
+    for (int n = (int)B(); n >= 0; n--) (ra++)->tt = VT_NIL;
+    NEXT();
+}
+L_LOADFALSE:
+    RA()->tt = VT_FALSE;
+    NEXT();
+L_LOADTRUE:
+    RA()->tt = VT_TRUE;
+    NEXT();
+L_GETUPVAL:
+    *RA() = *cl->upvals[B()]->v;
+    NEXT();
+L_SETUPVAL:
+    *cl->upvals[B()]->v = *RA();
+    NEXT();
+L_GETTABUP: {
+    const Value *t = cl->upvals[B()]->v;
+    const Value *key = KC();
+    if (t->tt == VT_TABLE) {
+        const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
+        if (!vm_isnil(slot) || t->u.t->meta == NULL) {
+            *RA() = *slot;
+            NEXT();
+        }
+        Value v;
+        Protect(v = vm_finishget(S, t, key, slot));
+        *RA() = v;
+        NEXT();
+    }
+    Value v;
+    Protect(v = vm_finishget(S, t, key, NULL));
+    *RA() = v;
+    NEXT();
+}
+L_SETTABUP: {
+    const Value *t = cl->upvals[A()]->v;
+    const Value *key = KB();
+    const Value *val = RKC();
+    if (t->tt == VT_TABLE) {
+        Value *slot = vm_table_slotstr(t->u.t, key->u.s);
+        if (slot != NULL) {
+            *slot = *val;
+            NEXT();
+        }
+    }
+    Protect(vm_finishset(S, t, key, val));
+    NEXT();
+}
+L_GETTABLE: {
+    const Value *t = RB();
+    const Value *key = RC();
+    if (t->tt == VT_TABLE) {
+        Table *h = t->u.t;
+        const Value *slot;
+        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < h->asize)
+            slot = &h->arr[key->u.i - 1];
+        else
+            slot = vm_table_get(h, key);
+        if (!vm_isnil(slot) || h->meta == NULL) {
+            *RA() = *slot;
+            NEXT();
+        }
+        Value v;
+        Protect(v = vm_finishget(S, t, key, slot));
+        *RA() = v;
+        NEXT();
+    }
+    Value v;
+    Protect(v = vm_finishget(S, t, key, NULL));
+    *RA() = v;
+    NEXT();
+}
+L_GETI: {
+    const Value *t = RB();
+    vm_Integer n = (vm_Integer)C();
+    if (t->tt == VT_TABLE) {
+        Table *h = t->u.t;
+        const Value *slot = ((vm_Unsigned)n - 1u < h->asize) ? &h->arr[n - 1] : vm_table_getint(h, n);
+        if (!vm_isnil(slot) || h->meta == NULL) {
+            *RA() = *slot;
+            NEXT();
+        }
+    }
+    Value key = vm_int(n), v;
+    Protect(v = vm_finishget(S, t, &key, t->tt == VT_TABLE ? &vm_absent : NULL));
+    *RA() = v;
+    NEXT();
+}
+L_GETFIELD: {
+    const Value *t = RB();
+    const Value *key = KC();
+    if (t->tt == VT_TABLE) {
+        const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
+        if (!vm_isnil(slot) || t->u.t->meta == NULL) {
+            *RA() = *slot;
+            NEXT();
+        }
+        /* One level of __index = class table, inline (method lookups). */
+        const Value *tm = vm_fasttm(S, t->u.t->meta, TM_INDEX);
+        if (tm != NULL && tm->tt == VT_TABLE) {
+            const Value *s2 = vm_table_getstr_inline(tm->u.t, key->u.s);
+            if (!vm_isnil(s2)) {
+                *RA() = *s2;
+                NEXT();
+            }
+        }
+        Value v;
+        Protect(v = vm_finishget(S, t, key, slot));
+        *RA() = v;
+        NEXT();
+    }
+    Value v;
+    Protect(v = vm_finishget(S, t, key, NULL));
+    *RA() = v;
+    NEXT();
+}
+L_SETTABLE: {
+    const Value *t = RA();
+    const Value *key = RB();
+    const Value *val = RKC();
+    if (t->tt == VT_TABLE) {
+        Table *h = t->u.t;
+        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < h->asize &&
+            (!vm_isnil(&h->arr[key->u.i - 1]) || h->meta == NULL)) {
+            h->arr[key->u.i - 1] = *val;
+            NEXT();
+        }
+        Value *slot = vm_table_slot(h, key);
+        if (slot != NULL) {
+            *slot = *val;
+            NEXT();
+        }
+        if (h->meta == NULL) {
+            Protect(vm_table_set(S, h, key, val));
+            NEXT();
+        }
+    }
+    Protect(vm_finishset(S, t, key, val));
+    NEXT();
+}
+L_SETI: {
+    const Value *t = RA();
+    vm_Integer n = (vm_Integer)B();
+    const Value *val = RKC();
+    if (t->tt == VT_TABLE) {
+        Table *h = t->u.t;
+        if ((vm_Unsigned)n - 1u < h->asize && (!vm_isnil(&h->arr[n - 1]) || h->meta == NULL)) {
+            h->arr[n - 1] = *val;
+            NEXT();
+        }
+        if (h->meta == NULL) {
+            Protect(vm_table_setint(S, h, n, val));
+            NEXT();
+        }
+    }
+    Value key = vm_int(n);
+    Protect(vm_finishset(S, t, &key, val));
+    NEXT();
+}
+L_SETFIELD: {
+    const Value *t = RA();
+    const Value *key = KB();
+    const Value *val = RKC();
+    if (t->tt == VT_TABLE) {
+        Table *h = t->u.t;
+        Value *slot = vm_table_slotstr(h, key->u.s);
+        if (slot != NULL) {
+            *slot = *val;
+            NEXT();
+        }
+        if (h->meta == NULL) { /* a new key in a plain table: raw insert, one probe */
+            Protect(vm_table_setstr(S, h, key->u.s, val));
+            NEXT();
+        }
+    }
+    Protect(vm_finishset(S, t, key, val));
+    NEXT();
+}
+L_NEWTABLE: {
+    Table *t;
+    Protect(t = vm_table_new(S, C(), B()));
+    *RA() = vm_table(t);
+    NEXT();
+}
+L_SELF: {
+    const Value *t = RB();
+    const Value *key = RKC();
+    Value tv = *t;
+    Value *ra = RA();
+    ra[1] = tv;
+    if (tv.tt == VT_TABLE && key->tt == VT_STR) {
+        const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
+        if (!vm_isnil(slot)) {
+            *RA() = *slot;
+            NEXT();
+        }
+        /* The method usually sits one __index away, in the class table. */
+        const Value *tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
+        if (tm != NULL && tm->tt == VT_TABLE) {
+            slot = vm_table_getstr_inline(tm->u.t, key->u.s);
+            if (!vm_isnil(slot)) {
+                *RA() = *slot;
+                NEXT();
+            }
+        }
+    }
+    Value v;
+    Protect(v = vm_finishget(S, RB(), key, NULL));
+    *RA() = v;
+    NEXT();
+}
+
+/* Arithmetic: fast paths for numbers; everything else goes through vm_arith. */
+#define ARITH_SLOW(tm, pa, pb) \
+    do { \
+        Value r_; \
+        Protect(r_ = vm_arith(S, tm, pa, pb)); \
+        *RA() = r_; \
+        NEXT(); \
+    } while (0)
+#define ARITH_OP(name, tm, iop, fop, getb) \
+    L_##name: { \
+        const Value *a = RB(); \
+        const Value *b = getb; \
+        if (a->tt == VT_INT && b->tt == VT_INT) { \
+            vm_Integer x = a->u.i, y = b->u.i; \
+            *RA() = vm_int(iop); \
+            NEXT(); \
+        } \
+        if (vm_isnumber(a) && vm_isnumber(b)) { \
+            double x = vm_numval(a), y = vm_numval(b); \
+            *RA() = vm_float(fop); \
+            NEXT(); \
+        } \
+        ARITH_SLOW(tm, a, b); \
+    }
+#define FLOAT_OP(name, tm, fop, getb) \
+    L_##name: { \
+        const Value *a = RB(); \
+        const Value *b = getb; \
+        if (vm_isnumber(a) && vm_isnumber(b)) { \
+            double x = vm_numval(a), y = vm_numval(b); \
+            *RA() = vm_float(fop); \
+            NEXT(); \
+        } \
+        ARITH_SLOW(tm, a, b); \
+    }
+/* Integer-only ops whose int/int case may raise (// and % by zero) go to vm_arith. */
+#define DIVMOD_OP(name, tm, iop, fop, getb) \
+    L_##name: { \
+        const Value *a = RB(); \
+        const Value *b = getb; \
+        if (a->tt == VT_INT && b->tt == VT_INT && b->u.i != 0) { \
+            vm_Integer x = a->u.i, y = b->u.i; \
+            *RA() = vm_int(iop); \
+            NEXT(); \
+        } \
+        if (a->tt == VT_FLOAT && b->tt == VT_FLOAT) { \
+            double x = a->u.n, y = b->u.n; \
+            *RA() = vm_float(fop); \
+            NEXT(); \
+        } \
+        ARITH_SLOW(tm, a, b); \
+    }
+#define BIT_OP(name, tm, iop, getb) \
+    L_##name: { \
+        const Value *a = RB(); \
+        const Value *b = getb; \
+        if (a->tt == VT_INT && b->tt == VT_INT) { \
+            vm_Integer x = a->u.i, y = b->u.i; \
+            *RA() = vm_int(iop); \
+            NEXT(); \
+        } \
+        ARITH_SLOW(tm, a, b); \
+    }
+
+L_ADDI: {
+    const Value *a = RB();
+    int imm = vm_sc(i);
+    if (a->tt == VT_INT) {
+        *RA() = vm_int(IADD(a->u.i, imm));
+        NEXT();
+    }
+    if (a->tt == VT_FLOAT) {
+        *RA() = vm_float(a->u.n + imm);
+        NEXT();
+    }
+    Value b = vm_int(imm);
+    ARITH_SLOW(TM_ADD, a, &b);
+}
+    ARITH_OP(ADDK, TM_ADD, IADD(x, y), x + y, KC())
+    ARITH_OP(SUBK, TM_SUB, ISUB(x, y), x - y, KC())
+    ARITH_OP(MULK, TM_MUL, IMUL(x, y), x * y, KC())
+    DIVMOD_OP(MODK, TM_MOD, vm_imod(x, y), vm_fmod(x, y), KC())
+    FLOAT_OP(POWK, TM_POW, numpow(x, y), KC())
+    FLOAT_OP(DIVK, TM_DIV, x / y, KC())
+    DIVMOD_OP(IDIVK, TM_IDIV, vm_idiv(x, y), floor(x / y), KC())
+    BIT_OP(BANDK, TM_BAND, x & y, KC())
+    BIT_OP(BORK, TM_BOR, x | y, KC())
+    BIT_OP(BXORK, TM_BXOR, x ^ y, KC())
+    ARITH_OP(ADD, TM_ADD, IADD(x, y), x + y, RC())
+    ARITH_OP(SUB, TM_SUB, ISUB(x, y), x - y, RC())
+    ARITH_OP(MUL, TM_MUL, IMUL(x, y), x * y, RC())
+    DIVMOD_OP(MOD, TM_MOD, vm_imod(x, y), vm_fmod(x, y), RC())
+    FLOAT_OP(POW, TM_POW, numpow(x, y), RC())
+    FLOAT_OP(DIV, TM_DIV, x / y, RC())
+    DIVMOD_OP(IDIV, TM_IDIV, vm_idiv(x, y), floor(x / y), RC())
+    BIT_OP(BAND, TM_BAND, x & y, RC())
+    BIT_OP(BOR, TM_BOR, x | y, RC())
+    BIT_OP(BXOR, TM_BXOR, x ^ y, RC())
+    BIT_OP(SHL, TM_SHL, vm_shiftl(x, y), RC())
+    BIT_OP(SHR, TM_SHR, vm_shiftl(x, (vm_Integer)(0u - (vm_Unsigned)y)), RC())
+
+L_UNM: {
+    const Value *a = RB();
+    if (a->tt == VT_INT) {
+        *RA() = vm_int(ISUB(0, a->u.i));
+        NEXT();
+    }
+    if (a->tt == VT_FLOAT) {
+        *RA() = vm_float(-a->u.n);
+        NEXT();
+    }
+    ARITH_SLOW(TM_UNM, a, a);
+}
+L_BNOT: {
+    const Value *a = RB();
+    if (a->tt == VT_INT) {
+        *RA() = vm_int(~a->u.i);
+        NEXT();
+    }
+    ARITH_SLOW(TM_BNOT, a, a);
+}
+L_NOT:
+    RA()->tt = vm_isfalsy(RB()) ? VT_TRUE : VT_FALSE;
+    NEXT();
+L_LEN: {
+    const Value *a = RB();
+    if (a->tt == VT_STR) {
+        *RA() = vm_int((vm_Integer)a->u.s->len);
+        NEXT();
+    }
+    if (a->tt == VT_TABLE && a->u.t->meta == NULL) {
+        *RA() = vm_int((vm_Integer)vm_table_len(a->u.t));
+        NEXT();
+    }
+    Value v;
+    Protect(v = vm_len(S, a));
+    *RA() = v;
+    NEXT();
+}
+L_CONCAT: {
+    int n = (int)B();
+    ci->savedpc = pc;
+    S->top = RA() + n;
+    vm_concat(S, n);
+    base = ci->func + 1;
+    *RA() = S->top[-1];
+    S->top = ci->top;
+    NEXT();
+}
+L_CLOSE:
+    Protect(vm_close(S, RA(), NULL));
+    NEXT();
+L_TBC:
+    Protect(vm_newtbc(S, RA()));
+    NEXT();
+L_JMP:
+    pc += vm_sbx(i);
+    NEXT();
+
+L_EQ: {
+    const Value *a = RA(), *b = RB();
+    int cond;
+    if (a->tt == b->tt && a->tt <= VT_INT)
+        cond = a->tt != VT_INT || a->u.i == b->u.i;
+    else if (a->tt == VT_FLOAT && b->tt == VT_FLOAT)
+        cond = a->u.n == b->u.n;
+    else
+        Protect(cond = vm_equal(S, a, b));
+    CONDJUMP(cond);
+    NEXT();
+}
+L_LT: {
+    const Value *a = RA(), *b = RB();
+    int cond;
+    if (a->tt == VT_INT && b->tt == VT_INT)
+        cond = a->u.i < b->u.i;
+    else if (a->tt == VT_FLOAT && b->tt == VT_FLOAT)
+        cond = a->u.n < b->u.n;
+    else
+        Protect(cond = vm_lessthan(S, a, b));
+    CONDJUMP(cond);
+    NEXT();
+}
+L_LE: {
+    const Value *a = RA(), *b = RB();
+    int cond;
+    if (a->tt == VT_INT && b->tt == VT_INT)
+        cond = a->u.i <= b->u.i;
+    else if (a->tt == VT_FLOAT && b->tt == VT_FLOAT)
+        cond = a->u.n <= b->u.n;
+    else
+        Protect(cond = vm_lessequal(S, a, b));
+    CONDJUMP(cond);
+    NEXT();
+}
+L_EQK: {
+    const Value *a = RA(), *b = KB();
+    int cond;
+    if (a->tt == b->tt && a->tt == VT_INT)
+        cond = a->u.i == b->u.i;
+    else
+        cond = vm_rawequal(a, b);
+    CONDJUMP(cond);
+    NEXT();
+}
+L_EQI: {
+    const Value *a = RA();
+    int imm = vm_sb(i);
+    int cond;
+    if (a->tt == VT_INT)
+        cond = a->u.i == imm;
+    else if (a->tt == VT_FLOAT)
+        cond = a->u.n == (double)imm;
+    else
+        cond = 0;
+    CONDJUMP(cond);
+    NEXT();
+}
+/* Ordered comparisons with an immediate; non-numbers go through the metamethods with the
+ * operands in source order ([swap] for GTI/GEI, whose source is "imm < x"). */
+#define CMPI_OP(name, op, slowfn, swap) \
+    L_##name: { \
+        const Value *a = RA(); \
+        int imm = vm_sb(i); \
+        int cond; \
+        if (a->tt == VT_INT) \
+            cond = a->u.i op imm; \
+        else if (a->tt == VT_FLOAT) \
+            cond = a->u.n op(double) imm; \
+        else { \
+            Value iv = vm_int(imm); \
+            if (swap) \
+                Protect(cond = slowfn(S, &iv, a)); \
+            else \
+                Protect(cond = slowfn(S, a, &iv)); \
+        } \
+        CONDJUMP(cond); \
+        NEXT(); \
+    }
+    CMPI_OP(LTI, <, vm_lessthan, 0)
+    CMPI_OP(LEI, <=, vm_lessequal, 0)
+    CMPI_OP(GTI, >, vm_lessthan, 1)
+    CMPI_OP(GEI, >=, vm_lessequal, 1)
+L_TEST:
+    CONDJUMP(!vm_isfalsy(RA()));
+    NEXT();
+L_TESTSET: {
+    const Value *b = RB();
+    if (vm_isfalsy(b) == (int)vm_k(i))
+        pc++;
+    else {
+        *RA() = *b;
+        pc += vm_sbx(*pc) + 1;
+    }
+    NEXT();
+}
+
+L_CALL: {
+    Value *ra = RA();
+    int b = (int)B();
+    int nresults = (int)C() - 1;
+    if (b != 0) S->top = ra + b;
+    ci->savedpc = pc;
+    if (ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
+        S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams) {
+        /* Lua-to-Lua call without varargs: the frame is set up here, no C call (fib: 31%
+         * of the time was in vm_precall before). */
+        Proto *p = ra->u.lf->p;
+        CallInfo *nci = ci->next ? ci->next : vm_extend_ci(S);
+        for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
+        nci->func = ra;
+        nci->nresults = nresults;
+        nci->callstatus = 0;
+        nci->top = ra + 1 + p->maxstack;
+        nci->savedpc = p->code;
+        nci->nextra = 0;
+        S->top = nci->top;
+        S->ci = ci = nci;
+        goto startfunc;
+    }
+    CallInfo *nci = vm_precall(S, ra, nresults);
+    if (nci == NULL) { /* a C function: done */
+        base = ci->func + 1;
+        if (nresults >= 0) S->top = ci->top;
+        NEXT();
+    }
+    ci = nci;
+    goto startfunc;
+}
+L_TAILCALL: {
+    Value *ra = RA();
+    int b = (int)B();
+    if (b != 0)
+        S->top = ra + b;
+    else
+        b = (int)(S->top - ra);
+    ci->savedpc = pc;
+    if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
+    CallInfo *nci = vm_pretailcall(S, ci, ra, b);
+    if (nci == NULL) { /* a C function ran: return its results */
+        base = ci->func + 1;
+        ra = RA();
+        int n = (int)(S->top - ra);
+        goto do_return_n;
+    do_return_n: {
+        Proto *p = cl->p;
+        Value *res = ci->func;
+        if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+        int wanted = ci->nresults;
+        if (wanted == VM_MULTRET) wanted = n;
+        int j = 0;
+        for (; j < n && j < wanted; j++) res[j] = ra[j];
+        for (; j < wanted; j++) res[j].tt = VT_NIL;
+        S->top = res + wanted;
+        goto ret;
+    }
+    }
+    ci = nci;
+    goto startfunc;
+}
+L_RETURN: {
+    Value *ra = RA();
+    int n = (int)B() - 1;
+    if (n < 0) n = (int)(S->top - ra);
+    if ((S->openupval != NULL && S->openupval->v >= base) ||
+        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+        ci->savedpc = pc;
+        S->top = ra + n;
+        vm_close(S, base, NULL);
+        base = ci->func + 1;
+        ra = RA();
+    }
+    Proto *p = cl->p;
+    Value *res = ci->func;
+    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+    int wanted = ci->nresults;
+    if (wanted == VM_MULTRET) wanted = n;
+    int j = 0;
+    for (; j < n && j < wanted; j++) res[j] = ra[j];
+    for (; j < wanted; j++) res[j].tt = VT_NIL;
+    S->top = res + wanted;
+    goto ret;
+}
+L_RETURN0: {
+    if ((S->openupval != NULL && S->openupval->v >= base) ||
+        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+        ci->savedpc = pc;
+        S->top = base;
+        vm_close(S, base, NULL);
+        base = ci->func + 1;
+    }
+    Proto *p = cl->p;
+    Value *res = ci->func;
+    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+    int wanted = ci->nresults;
+    if (wanted < 0) wanted = 0;
+    for (int j = 0; j < wanted; j++) res[j].tt = VT_NIL;
+    S->top = res + wanted;
+    goto ret;
+}
+L_RETURN1: {
+    if ((S->openupval != NULL && S->openupval->v >= base) ||
+        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+        ci->savedpc = pc;
+        S->top = RA() + 1;
+        vm_close(S, base, NULL);
+        base = ci->func + 1;
+    }
+    Proto *p = cl->p;
+    Value *res = ci->func;
+    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+    int wanted = ci->nresults;
+    Value v = *RA();
+    if (wanted == VM_MULTRET) wanted = 1;
+    if (wanted > 0) {
+        res[0] = v;
+        for (int j = 1; j < wanted; j++) res[j].tt = VT_NIL;
+    }
+    S->top = res + wanted;
+    goto ret;
+}
+ret:
+    if (ci->callstatus & CIST_FRESH) {
+        S->ci = ci->prev;
+        return;
+    }
+    {
+        int wanted = ci->nresults;
+        ci = ci->prev;
+        S->ci = ci;
+        if (wanted != VM_MULTRET) S->top = ci->top;
+    }
+    goto returning;
+
+L_FORPREP: {
+    bool skip;
+    Protect(skip = vm_forprep(S, RA()));
+    if (skip) pc += vm_sbx(i);
+    NEXT();
+}
+L_FORLOOP: {
+    Value *ra = RA();
+    if (ra[2].tt == VT_INT) { /* integer loop: R[A+1] counts the iterations left */
+        vm_Unsigned count = (vm_Unsigned)ra[1].u.i;
+        if (count > 0) {
+            ra[1].u.i = (vm_Integer)(count - 1);
+            ra[0].u.i = IADD(ra[0].u.i, ra[2].u.i);
+            ra[3] = vm_int(ra[0].u.i);
+            pc += vm_sbx(i);
+        }
+    } else if (vm_floatforloop(ra)) {
+        pc += vm_sbx(i);
+    }
+    NEXT();
+}
+L_TFORPREP:
+    Protect(vm_newtbc(S, RA() + 3));
+    pc += vm_sbx(i);
+    NEXT();
+L_TFORCALL: {
+    if (S->stack_last - (RA() + 4) <= 3) { /* the call needs 3 slots past the loop variables */
+        ci->savedpc = pc;
+        S->top = RA() + 4;
+        vm_growstack(S, 3);
+        base = ci->func + 1;
+    }
+    Value *ra = RA();
+    if (ra[0].tt == VT_CFUNC && ra[0].u.cf->f == S->g->fn_next && ra[1].tt == VT_TABLE) {
+        /* pairs() without __pairs: iterate inline, no call. */
+        Value key = ra[2], val;
+        ci->savedpc = pc;
+        if (vm_table_next(S, ra[1].u.t, &key, &val)) {
+            ra[4] = key;
+            ra[5] = val;
+            for (int j = 2; j < (int)C(); j++) ra[4 + j].tt = VT_NIL;
+        } else {
+            ra[4].tt = VT_NIL;
+        }
+        NEXT();
+    }
+    ra[4] = ra[0];
+    ra[5] = ra[1];
+    ra[6] = ra[2];
+    ci->savedpc = pc;
+    S->top = ra + 7;
+    vm_call_value(S, ra + 4, (int)C());
+    base = ci->func + 1;
+    S->top = ci->top;
+    NEXT();
+}
+L_TFORLOOP: {
+    Value *ra = RA();
+    if (!vm_isnil(&ra[4])) {
+        ra[2] = ra[4];
+        pc += vm_sbx(i);
+    }
+    NEXT();
+}
+L_SETLIST: {
+    Value *ra = RA();
+    int n = (int)B();
+    vm_Unsigned last = C();
+    if (vm_k(i)) last = vm_bx(*pc++);
+    if (n == 0) n = (int)(S->top - ra) - 1;
+    Table *t = ra->u.t;
+    ci->savedpc = pc;
+    if (last + (vm_Unsigned)n > t->asize) vm_table_reserve(S, t, (uint32_t)(last + (vm_Unsigned)n), 0);
+    ra = RA();
+    for (int j = 1; j <= n; j++) vm_table_setint(S, t, (vm_Integer)(last + (vm_Unsigned)j), &ra[j]);
+    S->top = ci->top;
+    NEXT();
+}
+L_CLOSURE: {
+    Proto *np = cl->p->p[vm_bx(i)];
+    LClosure *ncl;
+    Protect(ncl = vm_newlclosure(S, np));
+    for (int j = 0; j < np->nupvals; j++) {
+        const UpvalDesc *d = &np->upvals[j];
+        if (d->instack)
+            ncl->upvals[j] = vm_findupval(S, base + d->idx);
+        else
+            ncl->upvals[j] = cl->upvals[d->idx];
+    }
+    *RA() = vm_lfunc(ncl);
+    NEXT();
+}
+L_VARARG: {
+    int n = (int)C() - 1;
+    int nextra = ci->nextra;
+    if (n < 0) {
+        n = nextra;
+        ci->savedpc = pc;
+        S->top = RA();
+        vm_checkstack_fast(S, n);
+        base = ci->func + 1;
+        S->top = RA() + n;
+    }
+    Value *ra = RA();
+    Value *src = ci->func - nextra;
+    int j = 0;
+    for (; j < n && j < nextra; j++) ra[j] = src[j];
+    for (; j < n; j++) ra[j].tt = VT_NIL;
+    NEXT();
+}
+L_EXTRAARG:
+    /* Only ever consumed by the instruction before it; the verifier rejects others. */
+    NEXT();
+
+#undef A
+#undef B
+#undef C
+#undef RA
+#undef RB
+#undef RC
+#undef KB
+#undef KC
+#undef RKC
+#undef NEXT
+#undef SAVEPC
+#undef Protect
+#undef CONDJUMP
+}
