@@ -165,14 +165,14 @@ CallInfo *vm_pretailcall(State *S, CallInfo *ci, Value *func, int narg1) {
 /* Check the C stack before entering another nested call from C. */
 static void checkcstack(State *S) {
     if (S->nCcalls == VM_MAXCCALLS)
-        vm_runerror(S, "stack overflow (C stack overflow)");
+        vm_runerror(S, "C stack overflow");
     if (S->nCcalls >= VM_MAXCCALLS / 10 * 11) {
         S->errval = vm_str(vm_string_newc(S, "error in error handling"));
         vm_throw(S, VM_ERRERR);
     }
     char here;
     if (S->cstack_limit != NULL && &here < S->cstack_limit && S->nCcalls < VM_MAXCCALLS)
-        vm_runerror(S, "stack overflow (C stack overflow)");
+        vm_runerror(S, "C stack overflow");
 }
 
 static void call_value(State *S, Value *func, int nresults, bool yieldable) {

@@ -130,6 +130,9 @@ typedef struct Global {
     State *mainthread;
     const char *script_dir;    /* folder of the main script, for require's search path (malloc'd) */
     CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */
+    void *cstack_cache[16];    /* C stacks of dead coroutines, reused by new ones (vm_coro.c);
+                                  one VM thread only for now: the thread library must lock it */
+    int32_t ncstack_cache;
 } Global;
 
 /* Fast metamethod lookup in metatable [mt] (may be NULL): NULL when absent. */
