@@ -16,33 +16,7 @@
 #include "vm_api.h"
 #include "vm_lib.h"
 
-static State *S;
-
-static int group_setup(void **state) {
-    (void)state;
-    gc_init();
-    S = vm_state_new();
-    return S == NULL;
-}
-
-/* ======================================================================
- * Helpers
- * ====================================================================== */
-
-static int run(const char *code) {
-    return vm_run_buffer(S, code, strlen(code), "=test", 0, NULL, NULL);
-}
-
-static void assert_runs(const char *code) {
-    int st = run(code);
-    if (st != VM_OK) print_error("snippet failed: %s\n", vm_last_error(S));
-    assert_int_equal(st, VM_OK);
-}
-
-static void assert_fails_with(const char *code, const char *msg) {
-    assert_int_equal(run(code), VM_ERRRUN);
-    assert_string_equal(vm_last_error(S), msg);
-}
+#include "test_snippets.h"
 
 /* Run [body] with the Lua local 'name' bound to a fresh temporary file path. */
 static void assert_runs_with_tmp(const char *body) {
