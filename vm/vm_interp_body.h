@@ -42,6 +42,14 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         x; \
         base = ci->func + 1; \
     } while (0)
+/* The slow end of every table read: __index chains, non-tables, errors. */
+#define FINISHGET(t, key, slot) \
+    do { \
+        Value v_; \
+        Protect(v_ = vm_finishget(S, t, key, slot)); \
+        *RA() = v_; \
+        NEXT(); \
+    } while (0)
 /* Take (or skip) the JMP that follows a conditional test. */
 #define CONDJUMP(cond) \
     do { \
@@ -108,15 +116,9 @@ L_GETTABUP: {
             *RA() = *slot;
             NEXT();
         }
-        Value v;
-        Protect(v = vm_finishget(S, t, key, slot));
-        *RA() = v;
-        NEXT();
+        FINISHGET(t, key, slot);
     }
-    Value v;
-    Protect(v = vm_finishget(S, t, key, NULL));
-    *RA() = v;
-    NEXT();
+    FINISHGET(t, key, NULL);
 }
 L_SETTABUP: {
     const Value *t = cl->upvals[A()]->v;
@@ -146,15 +148,9 @@ L_GETTABLE: {
             *RA() = *slot;
             NEXT();
         }
-        Value v;
-        Protect(v = vm_finishget(S, t, key, slot));
-        *RA() = v;
-        NEXT();
+        FINISHGET(t, key, slot);
     }
-    Value v;
-    Protect(v = vm_finishget(S, t, key, NULL));
-    *RA() = v;
-    NEXT();
+    FINISHGET(t, key, NULL);
 }
 L_GETI: {
     const Value *t = RB();
@@ -167,10 +163,8 @@ L_GETI: {
             NEXT();
         }
     }
-    Value key = vm_int(n), v;
-    Protect(v = vm_finishget(S, t, &key, t->tt == VT_TABLE ? &vm_absent : NULL));
-    *RA() = v;
-    NEXT();
+    Value key = vm_int(n);
+    FINISHGET(t, &key, t->tt == VT_TABLE ? &vm_absent : NULL);
 }
 L_GETFIELD: {
     const Value *t = RB();
@@ -190,15 +184,9 @@ L_GETFIELD: {
                 NEXT();
             }
         }
-        Value v;
-        Protect(v = vm_finishget(S, t, key, slot));
-        *RA() = v;
-        NEXT();
+        FINISHGET(t, key, slot);
     }
-    Value v;
-    Protect(v = vm_finishget(S, t, key, NULL));
-    *RA() = v;
-    NEXT();
+    FINISHGET(t, key, NULL);
 }
 L_SETTABLE: {
     const Value *t = RA();
@@ -290,10 +278,7 @@ L_SELF: {
             }
         }
     }
-    Value v;
-    Protect(v = vm_finishget(S, RB(), key, NULL));
-    *RA() = v;
-    NEXT();
+    FINISHGET(RB(), key, NULL);
 }
 
 /* Arithmetic: fast paths for numbers; everything else goes through vm_arith. */
@@ -817,4 +802,5 @@ L_EXTRAARG:
 #undef SAVEPC
 #undef Protect
 #undef CONDJUMP
+#undef FINISHGET
 }
