@@ -224,6 +224,7 @@ static void open_libs(State *S, void *ud) {
     vm_open_os(S);
     vm_open_io(S);
     vm_open_debug(S);
+    vm_open_utf8(S);
     Value next = vm_getglobal(S, "next");
     if (next.tt == VT_CFUNC) S->g->fn_next = next.u.cf->f;
 }
