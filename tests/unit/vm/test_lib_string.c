@@ -16,14 +16,7 @@
 #include "vm_api.h"
 #include "vm_lib.h"
 
-static State *S;
-
-static int group_setup(void **state) {
-    (void)state;
-    gc_init();
-    S = vm_state_new();
-    return S == NULL;
-}
+#include "test_snippets.h"
 
 /* ======================================================================
  * Helpers
@@ -61,22 +54,6 @@ static void assert_strval(const Value *v, const char *expect, size_t len) {
     assert_int_equal(v->tt, VT_STR);
     assert_int_equal(v->u.s->len, len);
     assert_memory_equal(v->u.s->data, expect, len);
-}
-
-/* Run a Lua snippet; returns the status and leaves the message in vm_last_error. */
-static int run(const char *code) {
-    return vm_run_buffer(S, code, strlen(code), "=test", 0, NULL, NULL);
-}
-
-static void assert_runs(const char *code) {
-    int st = run(code);
-    if (st != VM_OK) print_error("snippet failed: %s\n", vm_last_error(S));
-    assert_int_equal(st, VM_OK);
-}
-
-static void assert_fails_with(const char *code, const char *msg) {
-    assert_int_equal(run(code), VM_ERRRUN);
-    assert_string_equal(vm_last_error(S), msg);
 }
 
 /* Whole file as a malloc'd buffer, or NULL. */
