@@ -317,4 +317,30 @@ int cab_topology_bind_self(int cpu);
 /* The OS CPU the calling thread last ran on, -1 if unknown. */
 int cab_topology_current_cpu(void);
 
+/* Placement (-Xaffinity=auto): which CPUs the application threads (native language threads
+ * or carriers) may run on, and one CPU per analyzer thread. One PU per core is used; the
+ * analyzers take the last cores in hwloc's order (cores that are neighbours in that order
+ * share the most cache, so the analyzers sit under the same L2/L3 as the application cores
+ * next to them), the application the rest. With fewer than two cores, or no analyzers,
+ * nothing is reserved. */
+#define CAB_MAX_PLACED 256
+typedef struct CabPlacement {
+    int napp;                          /* CPUs for application threads (0: unrestricted) */
+    int app_cpus[CAB_MAX_PLACED];
+    int nanalyzers;                    /* analyzers with a CPU of their own */
+    int analyzer_cpus[CAB_MAX_PLACED];
+    int ncores;                        /* cores in the machine (0: topology unknown) */
+} CabPlacement;
+void cab_topology_plan(int nanalyzers, CabPlacement *p);
+
+/* Bind the calling thread to the set of OS CPUs [cpus][0..n). Returns 0 or an errno value. */
+int cab_topology_bind_self_set(const int *cpus, int n);
+
+/* Human-readable summary of the topology (packages, cores, PUs, caches and which cores
+ * share them) into [buf]; returns the length it needed. */
+size_t cab_topology_describe(char *buf, size_t n);
+
+/* Name of the smallest cache shared by OS CPUs [a] and [b] ("L2", "L3", ...), or "no cache". */
+const char *cab_topology_shared_cache(int a, int b);
+
 #endif

@@ -8,6 +8,8 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 
 static hwloc_topology_t topo; /* NULL if hwloc failed; never freed (process lifetime) */
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
@@ -83,3 +85,70 @@ int cab_topology_bind_self(int cpu) {
 }
 
 int cab_topology_current_cpu(void) { return sched_getcpu(); }
+
+void cab_topology_plan(int nanalyzers, CabPlacement *p) {
+    memset(p, 0, sizeof *p);
+    hwloc_topology_t t = get_topo();
+    if (!t) return;
+    int ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+    if (ncores <= 0) return;
+    p->ncores = ncores;
+    if (ncores > CAB_MAX_PLACED) ncores = CAB_MAX_PLACED;
+    int nan = nanalyzers < ncores - 1 ? nanalyzers : ncores - 1;
+    if (nan <= 0) return;
+    for (int i = 0; i < ncores; i++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, (unsigned)i);
+        hwloc_obj_t pu = core ? hwloc_get_next_obj_inside_cpuset_by_type(t, core->cpuset, HWLOC_OBJ_PU, NULL) : NULL;
+        if (!pu) continue;
+        if (i >= ncores - nan)
+            p->analyzer_cpus[p->nanalyzers++] = (int)pu->os_index;
+        else
+            p->app_cpus[p->napp++] = (int)pu->os_index;
+    }
+}
+
+int cab_topology_bind_self_set(const int *cpus, int n) {
+    hwloc_topology_t t = get_topo();
+    if (!t) return ENOSYS;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set) return ENOMEM;
+    for (int i = 0; i < n; i++) hwloc_bitmap_set(set, (unsigned)cpus[i]);
+    int rc = hwloc_set_cpubind(t, set, HWLOC_CPUBIND_THREAD) == 0 ? 0 : (errno ? errno : EINVAL);
+    hwloc_bitmap_free(set);
+    return rc;
+}
+
+const char *cab_topology_shared_cache(int a, int b) {
+    static const char *names[] = {"L1", "L2", "L3", "L4", "L5"};
+    hwloc_topology_t t = get_topo();
+    if (!t || a < 0 || b < 0) return "no cache";
+    hwloc_obj_t pa = hwloc_get_pu_obj_by_os_index(t, (unsigned)a);
+    if (!pa) return "no cache";
+    for (hwloc_obj_t o = pa->parent; o; o = o->parent)
+        if (hwloc_obj_type_is_cache(o->type) && hwloc_bitmap_isset(o->cpuset, (unsigned)b)) {
+            unsigned d = o->attr ? o->attr->cache.depth : 0;
+            return d >= 1 && d <= 5 ? names[d - 1] : "a cache";
+        }
+    return "no cache";
+}
+
+size_t cab_topology_describe(char *buf, size_t n) {
+    hwloc_topology_t t = get_topo();
+    if (!t) return (size_t)snprintf(buf, n, "topology: unknown (hwloc failed)");
+    size_t len = 0;
+#define PUT(...) len += (size_t)snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, __VA_ARGS__)
+    PUT("topology: %d package(s), %d core(s), %d PU(s)", hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU));
+    static const hwloc_obj_type_t caches[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE};
+    static const char *names[] = {"L1d", "L2", "L3"};
+    for (int c = 0; c < 3; c++) {
+        int cnt = hwloc_get_nbobjs_by_type(t, caches[c]);
+        if (cnt <= 0) continue;
+        hwloc_obj_t o = hwloc_get_obj_by_type(t, caches[c], 0);
+        unsigned long kb = o->attr ? (unsigned long)(o->attr->cache.size / 1024) : 0;
+        int cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, o->cpuset, HWLOC_OBJ_CORE);
+        PUT("; %s %lu KB x %d (%d core(s) each)", names[c], kb, cnt, cores);
+    }
+#undef PUT
+    return len;
+}

@@ -1,8 +1,17 @@
 /* gc_api.h: the one allocation interface of the VM, on Boehm GC (gc_boehm.c is the only
- * file that includes Boehm's header). */
+ * file that includes Boehm's header).
+ *
+ * When collections happen. Boehm's own allocation-triggered collections are switched off:
+ * a collection stops the world by signals at arbitrary instructions, and the runtime wants
+ * every collection to happen with every language thread at a safepoint or blocked. So this
+ * layer only decides that a collection is due (allocation volume, heap cap, stress mode,
+ * an explicit request) and calls the collect hook the VM installs; the hook brings the
+ * world to a safepoint and calls gc_collect_now(). Without a hook (unit tests, a single
+ * thread) gc_collect_now() is called directly. */
 #ifndef GC_API_H
 #define GC_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,17 +26,28 @@ void *gc_alloc(size_t n);
  * NOT zeroed. Returns NULL on exhaustion. */
 void *gc_alloc_leaf(size_t n);
 
+/* Scanned, zeroed block that is never collected: a root until gc_free (thread
+ * descriptors that must outlive every reference to them from the heap). */
+void *gc_alloc_root(size_t n);
+
 /* Resize a block from gc_alloc/gc_alloc_leaf keeping its kind; new bytes of a scanned block
  * are zeroed. Returns NULL on exhaustion (the old block is untouched). */
 void *gc_realloc(void *p, size_t n);
 
 /* Give back a block that nothing can reference any more (a table's old array after a
- * resize), without waiting for a collection. Never call it on a block someone may still
- * point to. */
+ * resize, a dead thread's root block), without waiting for a collection. Never call it on
+ * a block someone may still point to. */
 void gc_free(void *p);
 
-/* A full stop-the-world collection now. */
+/* A collection is wanted (collectgarbage, allocation failure): goes through the hook. */
 void gc_collect(void);
+
+/* Collect now. The caller guarantees that no other thread that touches the heap is running
+ * (they are at safepoints or blocked). */
+void gc_collect_now(void);
+
+/* The hook that gc_collect and the allocation trigger call; NULL: collect directly. */
+void gc_set_collect_hook(void (*hook)(void));
 
 /* Bytes in use in the heap (approximate, for collectgarbage("count")). */
 size_t gc_heap_used(void);
@@ -43,20 +63,39 @@ void gc_set_max_heap(size_t bytes);
 /* Number of collections so far. */
 uint64_t gc_count(void);
 
-/* Stack switching support for coroutines (and later green threads). Before switching the
- * current native thread onto another stack, call gc_switch_begin(); then gc_set_stack(hi)
- * with the upper end of the stack being switched to, and gc_switch_end() once running on
- * it. While the current native thread runs on a foreign stack, its own stack above
- * [native_sp] is still scanned (gc_note_native_sp). Between begin and end no collection
- * can start (the allocator lock is held), so the scanned range always matches the stack
- * in use. Must not allocate between begin and end. */
-void gc_switch_begin(void);
-void gc_switch_end(void);
+/* ---- threads --------------------------------------------------------------------------
+ * Native threads that touch the heap are created here, so the collector knows them
+ * (their stacks are scanned). */
+typedef void *(*gc_thread_fn)(void *arg);
+/* Start [fn(arg)] on a new registered native thread with a stack of [stack_bytes] (0:
+ * default); returns 0 or an errno value. The thread is detached. */
+int gc_thread_start(gc_thread_fn fn, void *arg, size_t stack_bytes);
+
+/* Run [fn(arg)] with this thread counted as inactive by the collector: a collection does
+ * not stop it and scans its stack only from here up. [fn] must not touch the GC heap. */
+void *gc_do_blocking(gc_thread_fn fn, void *arg);
+
+/* ---- stacks ---------------------------------------------------------------------------
+ * A language thread may run on stacks that are not its native thread's own (coroutine C
+ * stacks, green-thread stacks). Every stack that holds live frames but is not the one its
+ * native thread currently runs on ("dormant") is scanned through a GcStack: from *spp (the
+ * stack pointer saved when it was left) up to hi. A GcStack lives in memory that neither
+ * moves nor is collected while it is linked (static, or gc_alloc_root). */
+typedef struct GcStack {
+    void *hi;                 /* highest address of the stack */
+    void **volatile spp;      /* where its saved sp is while dormant, else NULL */
+    struct GcStack *prev, *next;
+} GcStack;
+void gc_stack_link(GcStack *s);
+void gc_stack_unlink(GcStack *s);
+
+/* The GcStack of the calling native thread's own stack (linked at registration). */
+GcStack *gc_native_stack(void);
+
+/* Move the calling native thread's recorded stack bottom to [hi]: call just before switching
+ * it onto another stack whose highest address is hi. Switches happen only while the thread
+ * is running (not at a safepoint), and collections only while no thread is running, so a
+ * collection never sees a stack pointer and a stack bottom from different stacks. */
 void gc_set_stack(void *hi);
-void *gc_native_stack_hi(void);
-/* While this thread runs on a foreign stack, *[saved_sp] holds the stack pointer saved when
- * it left its native stack; the collector scans the native stack from there. NULL: this
- * thread runs on its native stack again. Call between gc_switch_begin and gc_switch_end. */
-void gc_note_native_sp(void **saved_sp);
 
 #endif

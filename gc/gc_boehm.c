@@ -1,68 +1,88 @@
 /* gc_boehm.c: gc_api.h on Boehm GC; the only file that includes Boehm's headers.
  *
- * Stack switching (coroutines now, green threads later) follows the verified recipe of
- * ../shared/notes/dependencies.md section 2: a switch happens with the allocator lock held
- * (gc_switch_begin/end), the thread's recorded stack bottom is moved to the stack being
- * switched to (gc_set_stack), and the part of the thread's native stack that is dormant while
- * it runs elsewhere is pushed by our push-other-roots callback. Coroutine stacks themselves
- * are scanned GC blocks (reachable from their coroutine object), so a suspended coroutine's
- * frames are traced exactly when the coroutine is reachable. */
+ * Collections. Boehm's automatic collection is off (GC_set_disable_automatic_collection):
+ * allocation only counts, and once enough has been allocated since the last collection
+ * (or the heap cap is hit, or stress mode says so) it calls the VM's collect hook, which
+ * brings every language thread to a safepoint and calls gc_collect_now. See gc/README.md.
+ *
+ * Stacks follow the verified recipe of ../shared/notes/dependencies.md section 2: the
+ * recorded stack bottom of a native thread is moved to the stack it switches to
+ * (gc_set_stack), and every dormant stack (a native stack while its thread runs a coroutine
+ * or a green thread, a suspended green thread's stack, a green thread's stack while it runs
+ * a coroutine) is pushed by our push-other-roots callback from its saved stack pointer. The
+ * recipe takes the allocator lock around each switch because Boehm could collect at any
+ * allocation; here collections happen only while no thread runs, and a switch is made by a
+ * running thread, so the lock is not needed. Coroutine stacks themselves are scanned GC
+ * blocks, traced while their coroutine is reachable. */
 #define GC_THREADS
 #include <gc/gc.h>
 #include <gc/gc_mark.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gc_api.h"
 
-/* Native threads known to the switching machinery. Static so the table itself is in the
- * data segment (scanned, and never moved). */
-#define GC_MAX_NATIVE 1024
-
-typedef struct NativeStack {
-    void *handle;          /* from GC_get_my_stackbottom */
-    void *hi;              /* bottom (highest address) of the native stack */
-    void **volatile spp;   /* where the sp saved on leaving the native stack is, else NULL */
-    bool used;
-} NativeStack;
-
-static NativeStack natives[GC_MAX_NATIVE];
-static _Thread_local NativeStack *self;
+/* Every linked GcStack (native stacks of registered VM threads, green stacks). The list is
+ * changed under list_lock by running threads and read by the push callback while the world
+ * is stopped (nobody holds the lock then: the lock is never held across a safepoint). */
+static GcStack stacks = {NULL, NULL, &stacks, &stacks};
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local GcStack *self;
+static _Thread_local void *self_handle; /* Boehm's handle of this thread */
 static GC_push_other_roots_proc prev_push;
+
+static void (*collect_hook)(void);
 static atomic_uint stress_every;
 static _Thread_local unsigned stress_count;
+static _Thread_local unsigned check_count;
+/* Allocation volume since the last collection that triggers the next one. */
+static atomic_size_t trigger_bytes = 4u << 20;
+static unsigned free_space_divisor = 8;
 
 /* Runs in the collecting thread with the world stopped: must not allocate or lock. */
-static void GC_CALLBACK push_dormant_native_stacks(void) {
-    for (int i = 0; i < GC_MAX_NATIVE; i++) {
-        NativeStack *n = &natives[i];
-        void **spp = n->spp;
-        if (n->used && spp != NULL && *spp != NULL) GC_push_all_eager(*spp, n->hi);
+static void GC_CALLBACK push_dormant_stacks(void) {
+    for (GcStack *s = stacks.next; s != &stacks; s = s->next) {
+        void **spp = s->spp;
+        if (spp != NULL && *spp != NULL) GC_push_all_eager(*spp, s->hi);
     }
     if (prev_push) prev_push();
 }
 
-static NativeStack *register_self(void) {
-    if (self) return self;
-    GC_alloc_lock();
-    for (int i = 0; i < GC_MAX_NATIVE; i++) {
-        if (!natives[i].used) {
-            natives[i].used = true;
-            self = &natives[i];
-            break;
-        }
-    }
-    GC_alloc_unlock();
-    if (!self) abort();
-    struct GC_stack_base sb;
-    self->handle = GC_get_my_stackbottom(&sb);
-    self->hi = sb.mem_base;
-    return self;
+void gc_stack_link(GcStack *s) {
+    pthread_mutex_lock(&list_lock);
+    s->next = stacks.next;
+    s->prev = &stacks;
+    stacks.next->prev = s;
+    stacks.next = s;
+    pthread_mutex_unlock(&list_lock);
 }
+
+void gc_stack_unlink(GcStack *s) {
+    pthread_mutex_lock(&list_lock);
+    s->prev->next = s->next;
+    s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    pthread_mutex_unlock(&list_lock);
+}
+
+static GcStack *register_self(void) {
+    if (self) return self;
+    GcStack *s = GC_MALLOC_UNCOLLECTABLE(sizeof *s);
+    if (s == NULL) abort();
+    struct GC_stack_base sb;
+    self_handle = GC_get_my_stackbottom(&sb);
+    s->hi = sb.mem_base;
+    s->spp = NULL;
+    self = s;
+    gc_stack_link(s);
+    return s;
+}
+
+GcStack *gc_native_stack(void) { return register_self(); }
 
 /* Boehm warns on stderr when the heap cap is reached; the VM reports that as a Lua error
  * ("not enough memory") instead, so those warnings are dropped. Others still print. */
@@ -71,49 +91,84 @@ static void GC_CALLBACK warn(char *msg, GC_word arg) {
     fprintf(stderr, msg, arg);
 }
 
+static void set_trigger(void) {
+    GC_word heap = 0, free_bytes = 0;
+    GC_get_heap_usage_safe(&heap, &free_bytes, NULL, NULL, NULL);
+    /* As Boehm's own trigger with free-space divisor D: collect once about 2/D of the live
+     * heap has been allocated (D = 8 keeps peak memory of allocation-heavy programs within
+     * 2x lua5.4's for a few percent of time), and never more often than every 4 MB. */
+    size_t live = (size_t)(heap - free_bytes);
+    size_t t = 2 * live / free_space_divisor;
+    if (t < (4u << 20)) t = 4u << 20;
+    atomic_store_explicit(&trigger_bytes, t, memory_order_relaxed);
+}
+
 void gc_init(void) {
     static bool started;
     if (started) return;
     started = true;
+    /* One marker: on a 2-core machine the second core belongs to the analyzer. */
+    if (getenv("GC_MARKERS") == NULL) GC_set_markers_count(1);
     GC_INIT();
-    /* Collect once a heap's 1/8 has been allocated since the last collection (Boehm's
-     * default is 1/3): peak memory of allocation-heavy programs stays within 2x lua5.4's
-     * (bench/programs/binary_trees.lua: 49 MB -> 31 MB, lua5.4 19 MB) for a few percent of
-     * time. The environment variable still wins, for experiments. */
-    if (getenv("GC_FREE_SPACE_DIVISOR") == NULL) GC_set_free_space_divisor(8);
+    const char *d = getenv("GC_FREE_SPACE_DIVISOR");
+    if (d != NULL && atoi(d) > 0) free_space_divisor = (unsigned)atoi(d);
+    GC_set_free_space_divisor(free_space_divisor);
+    GC_set_disable_automatic_collection(1);
     GC_set_warn_proc(warn);
     GC_allow_register_threads();
     prev_push = GC_get_push_other_roots();
-    GC_set_push_other_roots(push_dormant_native_stacks);
+    GC_set_push_other_roots(push_dormant_stacks);
     register_self();
+    set_trigger();
 }
 
-static void maybe_stress(void) {
+void gc_set_collect_hook(void (*hook)(void)) { collect_hook = hook; }
+
+void gc_collect_now(void) {
+    GC_gcollect();
+    set_trigger();
+}
+
+void gc_collect(void) {
+    if (collect_hook)
+        collect_hook();
+    else
+        gc_collect_now();
+}
+
+/* Called before every allocation: is a collection due? Reading Boehm's byte counter is
+ * unsynchronised and cheap, but not free, so it is read every 64 allocations and for every
+ * large one. */
+static inline void before_alloc(size_t n) {
     unsigned every = atomic_load_explicit(&stress_every, memory_order_relaxed);
-    if (every && ++stress_count >= every) {
+    if (__builtin_expect(every != 0, 0) && ++stress_count >= every) {
         stress_count = 0;
-        GC_gcollect();
+        gc_collect();
+        return;
     }
+    if (__builtin_expect((++check_count & 63) == 0 || n >= 65536, 0) &&
+        GC_get_bytes_since_gc() >= atomic_load_explicit(&trigger_bytes, memory_order_relaxed))
+        gc_collect();
 }
 
 void *gc_alloc(size_t n) {
-    maybe_stress();
+    before_alloc(n);
     return GC_MALLOC(n);
 }
 
 void *gc_alloc_leaf(size_t n) {
-    maybe_stress();
+    before_alloc(n);
     return GC_MALLOC_ATOMIC(n);
 }
 
+void *gc_alloc_root(size_t n) { return GC_MALLOC_UNCOLLECTABLE(n); }
+
 void *gc_realloc(void *p, size_t n) {
-    maybe_stress();
+    before_alloc(n);
     return GC_REALLOC(p, n);
 }
 
 void gc_free(void *p) { GC_FREE(p); }
-
-void gc_collect(void) { GC_gcollect(); }
 
 size_t gc_heap_used(void) {
     GC_word heap = 0, free_bytes = 0;
@@ -127,32 +182,47 @@ void gc_set_max_heap(size_t bytes) { GC_set_max_heap_size((GC_word)bytes); }
 
 uint64_t gc_count(void) { return (uint64_t)GC_get_gc_no(); }
 
-/* Native threads that run VM code. While there is only one, no other thread can start a
- * collection (marker threads only help one that we start), so a switch needs no lock: the
- * allocator lock costs 15% of bench/programs/coroutine_pipeline.lua. The count only grows
- * through a registration made by a running mutator outside any switch, before the new
- * thread exists (the thread library's job), so no switch can be in progress without the
- * lock when the second mutator appears. */
-static atomic_int mutators = 1;
-static _Thread_local bool switch_locked;
+/* ---- threads ------------------------------------------------------------------------- */
 
-void gc_switch_begin(void) {
+typedef struct Start {
+    gc_thread_fn fn;
+    void *arg;
+} Start;
+
+static void *thread_main(void *p) {
+    Start st = *(Start *)p;
+    free(p);
     register_self();
-    switch_locked = atomic_load_explicit(&mutators, memory_order_acquire) > 1;
-    if (switch_locked) GC_alloc_lock();
+    void *r = st.fn(st.arg);
+    GcStack *s = self;
+    self = NULL;
+    gc_stack_unlink(s);
+    GC_FREE(s);
+    return r;
 }
 
-void gc_switch_end(void) {
-    if (switch_locked) GC_alloc_unlock();
+int gc_thread_start(gc_thread_fn fn, void *arg, size_t stack_bytes) {
+    Start *st = malloc(sizeof *st);
+    if (st == NULL) return 12; /* ENOMEM */
+    st->fn = fn;
+    st->arg = arg;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (stack_bytes) pthread_attr_setstacksize(&attr, stack_bytes);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, thread_main, st); /* GC_pthread_create: registered */
+    pthread_attr_destroy(&attr);
+    if (rc != 0) free(st);
+    return rc;
 }
 
-/* Requires the allocator lock (gc_switch_begin). */
+void *gc_do_blocking(gc_thread_fn fn, void *arg) { return GC_do_blocking(fn, arg); }
+
 void gc_set_stack(void *hi) {
     struct GC_stack_base sb = {.mem_base = hi};
-    GC_set_stackbottom(self->handle, &sb);
+    /* GC_set_stackbottom asks for the allocator lock only against a concurrent collection,
+     * which cannot happen while this thread runs (see the top comment); with the handle it
+     * looks nothing up. Taking the lock would serialise every carrier's switches. */
+    GC_set_stackbottom(self_handle, &sb);
 }
-
-void *gc_native_stack_hi(void) { return register_self()->hi; }
-
-/* Requires the allocator lock when called while other threads may collect. */
-void gc_note_native_sp(void **saved_sp) { self->spp = saved_sp; }

@@ -16,6 +16,8 @@ current directory set to the folder that holds it, as `<impl> <case>.lua
                     reports as file:line:col: message)
   <case>.stdin      fed to standard input (otherwise stdin is empty)
   <case>.args       command-line arguments, one per line
+  <case>.opts       Tandem options (before the script), one per line; ignored
+                    when running lua5.4
 
 Modes:
   --tandem PATH        run the tests under Tandem and compare (default mode)
@@ -114,9 +116,9 @@ def discover(roots, filt):
     return cases
 
 
-def run(argv_prefix, case, timeout):
+def run(argv_prefix, case, timeout, opts=()):
     stdin_data = case.read_side(".stdin", binary=True)
-    argv = list(argv_prefix) + [case.file] + case.args()
+    argv = list(argv_prefix) + list(opts) + [case.file] + case.args()
     try:
         # A session of its own, so that a timeout kills the whole group.
         p = subprocess.Popen(argv, cwd=case.dir, env=TEST_ENV,
@@ -296,7 +298,8 @@ def main():
         sys.exit("run_programs.py: no test programs found")
 
     def job(case):
-        res = run(prefix, case, opts.timeout)
+        topts = case.read_side(".opts") if not oracle_mode else None
+        res = run(prefix, case, opts.timeout, topts.split() if topts else ())
         if opts.regen:
             return regen(case, res, exe)
         problems = compare(case, res, exe, oracle=opts.check_oracle)

@@ -9,6 +9,7 @@
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_thread.h"
 
 static const Value nilvalue = {{0}, VT_NIL};
 
@@ -370,10 +371,23 @@ static void f_run(State *S, void *ud) {
     }
 }
 
+typedef struct MainRun {
+    RunArgs *r;
+    int status;
+} MainRun;
+
+static void main_body(State *S, void *ud) {
+    MainRun *m = ud;
+    m->status = vm_protect(S, f_run, m->r);
+}
+
 int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, int nargs,
                   char **args, char **traceback) {
     RunArgs r = {buf, len, chunkname, nargs, args, VM_OK};
-    int status = vm_protect(S, f_run, &r);
+    MainRun m = {&r, VM_OK};
+    /* The program runs as language thread 1 (on a green stack under -Xthreads=green). */
+    vm_threads_run(S, main_body, &m);
+    int status = m.status;
     if (traceback) *traceback = NULL;
     if (status != VM_OK) {
         Value e = S->top[-1];

@@ -8,10 +8,12 @@
  * The C stack of a coroutine is a scanned GC block owned by its State (cstack): while the
  * coroutine is suspended its frames are traced through that block, exactly as long as the
  * coroutine is reachable, and the block is freed with it. While it runs, the collector's
- * notion of the thread's stack bottom is moved to the block's end (gc_set_stack) and the
- * dormant native stack is scanned from its saved stack pointer (gc_note_native_sp). Both
- * change with the allocator lock held (gc_switch_begin/end), so no collection sees a stack
- * pointer and a stack bottom from different stacks. */
+ * notion of the native thread's stack bottom is moved to the block's end (gc_set_stack) and
+ * the language thread's base stack (its native thread's stack, or its green-thread stack),
+ * now dormant, is scanned from the saved stack pointer through its GcStack. Switches are
+ * made by running threads and collections happen only when none runs (gc_api.h), so a
+ * collection never sees a half-made switch. */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "gc_api.h"
@@ -45,18 +47,17 @@ void vm_ctx_switch(void **save_sp, void *new_sp);
 static _Thread_local State *starting;
 
 static void *stack_hi(State *S) {
-    return S->cstack ? (char *)S->cstack + S->cstacksize : gc_native_stack_hi();
+    return S->cstack ? (char *)S->cstack + S->cstacksize : S->basestack->hi;
 }
 
 /* Switch the running native thread from [from]'s C stack to [to]'s. Returns when some
- * coroutine switches back to [from]. */
+ * coroutine switches back to [from]. Both run in the same language thread (to->basestack
+ * was set by resume). */
 static void switch_to(State *from, State *to) {
-    gc_switch_begin();
     gc_set_stack(stack_hi(to));
-    if (from->cstack == NULL) gc_note_native_sp(&from->csp);
-    if (to->cstack == NULL) gc_note_native_sp(NULL);
+    if (from->cstack == NULL) from->basestack->spp = &from->csp;
+    if (to->cstack == NULL) to->basestack->spp = NULL;
     vm_ctx_switch(&from->csp, to->csp);
-    gc_switch_end();
 }
 
 /* ======================================================================
@@ -75,7 +76,6 @@ static void f_closeall(State *co, void *ud) {
 }
 
 static _Noreturn void coro_entry(void) {
-    gc_switch_end(); /* the switch that started us still held the lock */
     State *co = starting;
     int status = vm_rawrunprotected(co, f_body, NULL);
     if (status == VM_OK) {
@@ -102,14 +102,34 @@ static _Noreturn void coro_entry(void) {
     __builtin_unreachable();
 }
 
+/* The cache of dead coroutines' C stacks is shared by every language thread; a spin lock
+ * is enough for a few loads and stores (and is never held across anything that waits). */
+static void *cstack_take(Global *g) {
+    while (atomic_flag_test_and_set_explicit(&g->cstack_lock, memory_order_acquire)) __builtin_ia32_pause();
+    void *p = NULL;
+    if (g->ncstack_cache > 0) {
+        p = g->cstack_cache[--g->ncstack_cache];
+        g->cstack_cache[g->ncstack_cache] = NULL;
+    }
+    atomic_flag_clear_explicit(&g->cstack_lock, memory_order_release);
+    return p;
+}
+
+static void cstack_give(Global *g, void *p) {
+    while (atomic_flag_test_and_set_explicit(&g->cstack_lock, memory_order_acquire)) __builtin_ia32_pause();
+    if (g->ncstack_cache < (int32_t)(sizeof g->cstack_cache / sizeof g->cstack_cache[0]))
+        g->cstack_cache[g->ncstack_cache++] = p;
+    atomic_flag_clear_explicit(&g->cstack_lock, memory_order_release);
+}
+
 /* Prepare the C stack of a new coroutine so that the first switch enters coro_entry. */
 static void init_cstack(State *S, State *co) {
     Global *g = S->g;
     co->cstacksize = VM_CSTACK_SIZE;
     /* A dead coroutine's stack is as good as a new one, and allocating a new one costs
      * 192 KB of zeroing and collector churn per coroutine (coroutine_pipeline). */
-    co->cstack = g->ncstack_cache > 0 ? g->cstack_cache[--g->ncstack_cache] : vm_alloc(S, VM_CSTACK_SIZE);
-    g->cstack_cache[g->ncstack_cache] = NULL;
+    co->cstack = cstack_take(g);
+    if (co->cstack == NULL) co->cstack = vm_alloc(S, VM_CSTACK_SIZE);
     uintptr_t top = ((uintptr_t)co->cstack + VM_CSTACK_SIZE) & ~(uintptr_t)15;
     void **sp = (void **)(top - 64);
     for (int i = 0; i < 8; i++) sp[i] = NULL;
@@ -147,6 +167,7 @@ static int resume(State *S, State *co, int nargs) {
     co->nxfer = nargs;
     co->nCcalls = S->nCcalls + 1;
     co->resumer = S;
+    co->basestack = S->basestack; /* it runs in our language thread */
     S->costatus = CO_NORMAL;
     if (co->costatus == CO_SUSPENDED_NEW) starting = co;
     co->costatus = CO_RUNNING;
@@ -155,9 +176,7 @@ static int resume(State *S, State *co, int nargs) {
     S->costatus = CO_RUNNING;
     if (co->costatus == CO_DEAD && co->cstack != NULL) {
         /* We are off its stack for good: keep the stack for the next coroutine. */
-        Global *g = S->g;
-        if (g->ncstack_cache < (int32_t)(sizeof g->cstack_cache / sizeof g->cstack_cache[0]))
-            g->cstack_cache[g->ncstack_cache++] = co->cstack;
+        cstack_give(S->g, co->cstack);
         co->cstack = NULL;
         co->csp = NULL;
         co->cstack_limit = NULL;

@@ -30,6 +30,7 @@
 #include "vm_meta.h"
 #include "vm_opcodes.h"
 #include "vm_prof.h"
+#include "vm_thread.h"
 
 /* Integer arithmetic wraps around (two's complement), as Lua's. */
 #define IADD(a, b) ((vm_Integer)((vm_Unsigned)(a) + (vm_Unsigned)(b)))

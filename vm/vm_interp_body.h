@@ -50,6 +50,15 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         *RA() = v_; \
         NEXT(); \
     } while (0)
+/* Safepoint poll (function entry and loop back edges): one load, one compare and branch;
+ * the slow path may park this thread for a collection or switch green threads. */
+#define POLL() \
+    do { \
+        if (__builtin_expect(vm_poll_word != 0, 0)) { \
+            ci->savedpc = pc; \
+            vm_poll_slow(S); \
+        } \
+    } while (0)
 /* Take (or skip) the JMP that follows a conditional test. */
 #define CONDJUMP(cond) \
     do { \
@@ -61,6 +70,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     } while (0)
 
 startfunc:
+    if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */
@@ -438,6 +448,7 @@ L_TBC:
     NEXT();
 L_JMP:
     pc += vm_sbx(i);
+    if (vm_sbx(i) < 0) POLL();
     NEXT();
 
 L_EQ: {
@@ -690,9 +701,11 @@ L_FORLOOP: {
             ra[0].u.i = IADD(ra[0].u.i, ra[2].u.i);
             ra[3] = vm_int(ra[0].u.i);
             pc += vm_sbx(i);
+            POLL();
         }
     } else if (vm_floatforloop(ra)) {
         pc += vm_sbx(i);
+        POLL();
     }
     NEXT();
 }
@@ -736,6 +749,7 @@ L_TFORLOOP: {
     if (!vm_isnil(&ra[4])) {
         ra[2] = ra[4];
         pc += vm_sbx(i);
+        POLL();
     }
     NEXT();
 }

@@ -110,6 +110,7 @@ void vm_open_io(State *S);         /* vm_lib_io.c */
 void vm_open_package(State *S);    /* vm_lib_base.c: require, package.path, package.loaded */
 void vm_open_debug(State *S);      /* vm_lib_debug.c: traceback, getinfo, ... */
 void vm_open_utf8(State *S);       /* vm_lib_utf8.c */
+void vm_open_ffi(State *S);        /* vm_lib_ffi.c: ffi.load, lib:func (libffi) */
 
 /* Compile and load source (load(), require, the command line). On success pushes the new
  * main-chunk closure (with _ENV = [env] or the globals when env is NULL) and returns

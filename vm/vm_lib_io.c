@@ -388,9 +388,17 @@ static int io_lines(State *S) {
 
 /* Write the values at slots first..top (strings or numbers: integers as "%lld", floats as
  * "%.14g", as lua5.4's io.write) and push [file] on success. */
+/* All values are checked before anything is written, and the whole call's output goes out
+ * under the file's lock, so that io.write calls of several threads never interleave (and
+ * an error cannot leave the lock held). */
 static int write_values(State *S, FILE *f, int first, Value file) {
     int top = vm_gettop(S);
     bool ok = true;
+    for (int i = first; i <= top; i++) {
+        Value *v = vm_at(S, i);
+        if (v->tt != VT_INT && v->tt != VT_FLOAT) vm_check_string(S, i);
+    }
+    flockfile(f);
     for (int i = first; i <= top; i++) {
         Value *v = vm_at(S, i);
         if (v->tt == VT_INT) {
@@ -402,6 +410,7 @@ static int write_values(State *S, FILE *f, int first, Value file) {
             ok = ok && fwrite(s->data, 1, s->len, f) == s->len;
         }
     }
+    funlockfile(f);
     if (!ok) return file_result(S, false, NULL);
     vm_push(S, file);
     return 1;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_api.h"
 #include "vm_api.h"
@@ -12,6 +13,7 @@
 #include "vm_compile.h"
 #include "vm_lib.h"
 #include "vm_prof.h"
+#include "vm_thread.h"
 
 #define EXIT_USAGE 2
 
@@ -35,6 +37,12 @@ static const XOption xoptions[] = {
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread"},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)"},
     {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)"},
+    {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)"},
+    {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green"},
+    {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll"},
+    {"analyzers", "N >= 1", "1", "analyzer threads for concurrent analysis"},
+    {"affinity", "auto, none", "auto", "auto: pin application threads and keep cores for the analyzers (hwloc)"},
+    {"stats", "(no value)", "off", "print the topology, the thread placement and run statistics on stderr at exit"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -46,7 +54,24 @@ typedef struct Options {
     bool sequential;
     size_t cab_size, cab_chunk;  /* 0: default */
     const char *profile_out;
+    bool green;
+    int carriers;                /* 0: default */
+    double slice_ms;             /* 0: default */
+    int analyzers;               /* 0: default (1) */
+    bool affinity_none;
+    bool stats;
 } Options;
+
+/* Integer option value in [lo, hi]; false if malformed. */
+static bool parse_int(const char *s, long lo, long hi, long *out) {
+    if (s == NULL || *s == '\0') return false;
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (*end != '\0' || errno != 0 || n < lo || n > hi) return false;
+    *out = n;
+    return true;
+}
 
 /* "64m" -> 67108864; false if malformed. */
 static bool parse_size(const char *s, size_t *out) {
@@ -168,6 +193,48 @@ static bool parse_xoption(const char *arg, Options *opt) {
             return false;
         }
         opt->profile_out = val;
+    } else if (strcmp(o->name, "threads") == 0) {
+        if (val != NULL && strcmp(val, "native") == 0)
+            opt->green = false;
+        else if (val != NULL && strcmp(val, "green") == 0)
+            opt->green = true;
+        else {
+            fprintf(stderr, "tandem: bad value '%s' for -Xthreads; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "carriers") == 0 || strcmp(o->name, "green.slice") == 0) {
+        bool carriers = o->name[0] == 'c';
+        long n;
+        if (!parse_int(val, 1, carriers ? 1024 : 10000, &n)) {
+            fprintf(stderr, "tandem: bad value '%s' for -X%s; valid values: %s\n", val ? val : "", o->name, o->values);
+            return false;
+        }
+        if (carriers)
+            opt->carriers = (int)n;
+        else
+            opt->slice_ms = (double)n;
+    } else if (strcmp(o->name, "analyzers") == 0) {
+        long n;
+        if (!parse_int(val, 1, CAB_MAX_PLACED, &n)) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xanalyzers; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+        opt->analyzers = (int)n;
+    } else if (strcmp(o->name, "affinity") == 0) {
+        if (val != NULL && strcmp(val, "auto") == 0)
+            opt->affinity_none = false;
+        else if (val != NULL && strcmp(val, "none") == 0)
+            opt->affinity_none = true;
+        else {
+            fprintf(stderr, "tandem: bad value '%s' for -Xaffinity; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "stats") == 0) {
+        if (val != NULL) {
+            fprintf(stderr, "tandem: -Xstats takes no value\n");
+            return false;
+        }
+        opt->stats = true;
     }
     return true;
 }
@@ -342,8 +409,40 @@ static int run_buffer(State *S, const char *buf, size_t len, const char *chunkna
 
 /* The program has ended with [code]: write the profile (if any); a profile that cannot be
  * written turns success into failure. */
+static State *main_state;
+static bool print_stats;
+static CabPlacement placement;
+static bool pinned;
+
+/* -Xstats: what the run looked like. */
+static void stats_report(void) {
+    char topo[512];
+    cab_topology_describe(topo, sizeof topo);
+    fprintf(stderr, "[stats] %s\n", topo);
+    const VmThreadOptions *to = vm_threads_options();
+    if (to->model == VM_THREADS_GREEN)
+        fprintf(stderr, "[stats] threads: green on %d carrier(s), slice %.0f ms\n", to->carriers, to->slice * 1000);
+    else
+        fprintf(stderr, "[stats] threads: native\n");
+    if (!pinned) {
+        fprintf(stderr, "[stats] placement: not pinned (%s)\n",
+                placement.ncores == 0 ? "topology unknown" : placement.ncores < 2 ? "one core" :
+                placement.nanalyzers == 0 ? "no analyzer threads" : "-Xaffinity=none");
+        return;
+    }
+    fprintf(stderr, "[stats] placement: application threads on CPU(s)");
+    for (int i = 0; i < placement.napp; i++) fprintf(stderr, "%s%d", i ? "," : " ", placement.app_cpus[i]);
+    fprintf(stderr, "\n");
+    for (int i = 0; i < placement.nanalyzers; i++)
+        fprintf(stderr, "[stats] placement: analyzer %d on CPU %d (shares %s with CPU %d)\n", i,
+                placement.analyzer_cpus[i], cab_topology_shared_cache(placement.analyzer_cpus[i], placement.app_cpus[0]),
+                placement.app_cpus[0]);
+}
+
 static int finish(int code) {
+    if (main_state) vm_threads_shutdown(main_state);
     if (vm_prof_finish() != 0 && code == 0) code = 1;
+    if (print_stats) stats_report();
     return code;
 }
 
@@ -393,7 +492,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;
     }
-    VmProfOptions popt = {opt.profile, opt.sequential, {0}, opt.profile_out};
+    /* Placement: with concurrent analysis, keep cores for the analyzers and run the
+     * application (and every thread it starts: affinity is inherited) on the others. */
+    int nanalyzers = opt.analyzers ? opt.analyzers : 1;
+    cab_topology_plan(opt.profile && !opt.sequential ? nanalyzers : 0, &placement);
+    if (!opt.affinity_none && placement.napp > 0 && placement.nanalyzers > 0)
+        pinned = cab_topology_bind_self_set(placement.app_cpus, placement.napp) == 0;
+    print_stats = opt.stats;
+    VmProfOptions popt = {opt.profile, opt.sequential, {0}, opt.profile_out, nanalyzers,
+                          pinned ? placement.analyzer_cpus : NULL};
+    if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
         cab_config_default(&popt.cab);
         if (opt.cab_size) popt.cab.ring_bytes = opt.cab_size;
@@ -404,7 +512,17 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
+    VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, opt.carriers,
+                            (opt.slice_ms ? opt.slice_ms : 10.0) / 1000.0};
+    if (topt.carriers == 0) {
+        /* The cores left after the analyzer threads, at least one. */
+        long cores = placement.ncores > 0 ? placement.ncores : sysconf(_SC_NPROCESSORS_ONLN);
+        long left = cores - (opt.profile && !opt.sequential ? nanalyzers : 0);
+        topt.carriers = left > 1 ? (int)left : 1;
+    }
+    vm_threads_configure(&topt);
     State *S = vm_state_new();
+    main_state = S;
     if (opt.gc_stress) gc_set_stress(opt.gc_stress);
     if (opt.gc_maxheap) gc_set_max_heap(opt.gc_maxheap);
 

@@ -111,7 +111,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
     } else {
         CabRing *ring = cab_ring_new(&o->cab, NULL, &run.producer, err);
         if (ring == NULL) return false;
-        run.pool = cab_analyzer_start(1, NULL, err);
+        run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
         if (run.pool == NULL) {
             cab_ring_free(ring);
             return false;

@@ -47,6 +47,8 @@ typedef struct VmProfOptions {
     bool sequential;              /* inline analysis instead of CAB + analyzer thread */
     CabConfig cab;                /* ring configuration (concurrent), already checked */
     const char *out;              /* report file (written atomically); NULL: stderr */
+    int analyzers;                /* analyzer threads (concurrent), >= 1 */
+    const int *analyzer_cpus;     /* NULL: not pinned; else one OS CPU per analyzer */
 } VmProfOptions;
 
 /* Before the program runs: create the ring and analyzer pool (concurrent) or the inline

@@ -9,6 +9,7 @@
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_thread.h"
 
 /* ORDER TM */
 static const char *const tmnames[TM_N] = {
@@ -225,6 +226,8 @@ static void open_libs(State *S, void *ud) {
     vm_open_io(S);
     vm_open_debug(S);
     vm_open_utf8(S);
+    vm_open_ffi(S);
+    vm_open_thread(S);
     Value next = vm_getglobal(S, "next");
     if (next.tt == VT_CFUNC) S->g->fn_next = next.u.cf->f;
 }
@@ -237,6 +240,7 @@ State *vm_state_new(void) {
     S->g = g;
     S->costatus = CO_RUNNING;
     g->mainthread = S;
+    S->basestack = gc_native_stack();
     /* Until the first protected call, errors here are fatal (vm_throw aborts). */
     ErrJmp ej;
     ej.prev = NULL;

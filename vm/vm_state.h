@@ -4,6 +4,9 @@
 #define VM_STATE_H
 
 #include <setjmp.h>
+#include <stdatomic.h>
+
+#include "gc_api.h"
 
 #include "vm_value.h"
 #include "vm_table.h"
@@ -109,6 +112,9 @@ typedef struct State {
     int32_t nxfer;             /* values transferred by the last resume/yield */
     int32_t costatus_err;      /* VM_OK or error status when dead */
     char *cstack_limit;        /* lowest C stack address usable before "C stack overflow" */
+    GcStack *basestack;        /* the stack of the language thread running this state (its
+                                  native thread's or its green stack); set by resume */
+    struct VmThread *thread;   /* base state of a language thread: the thread; else NULL */
 } State;
 
 /* Extra slots above stack_last for C functions' small pushes without checks. */
@@ -130,9 +136,9 @@ typedef struct Global {
     State *mainthread;
     const char *script_dir;    /* folder of the main script, for require's search path (malloc'd) */
     CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */
-    void *cstack_cache[16];    /* C stacks of dead coroutines, reused by new ones (vm_coro.c);
-                                  one VM thread only for now: the thread library must lock it */
+    void *cstack_cache[16];    /* C stacks of dead coroutines, reused by new ones (vm_coro.c) */
     int32_t ncstack_cache;
+    atomic_flag cstack_lock;   /* guards the cache: every language thread uses it */
 } Global;
 
 /* Fast metamethod lookup in metatable [mt] (may be NULL): NULL when absent. */

@@ -1,0 +1,457 @@
+/* vm_green.c: green threads (N:M) on carrier threads.
+ *
+ * A green thread runs on an mmap'ed stack of its own (guard page below). Carriers are
+ * registered native threads, each with a run queue; an idle carrier steals from the others
+ * and then sleeps. Switching is vm_ctx_switch (vm_coro.c) between the carrier's native
+ * stack and the green stack: the carrier's loop switches in, the green thread switches back
+ * out with an action (yield, park, exit) that the carrier carries out once it is off the
+ * green stack, so a green thread is never made runnable on another carrier while its stack
+ * is still in use.
+ *
+ * Park/unpark without lost wake-ups: park leaves with action PARK; the carrier, off the
+ * stack, stores gstate = PARKED and then looks at the permit; unpark stores the permit and
+ * then tries to move gstate PARKED -> READY. Both sides use sequentially consistent
+ * operations, so at least one of them sees the other's store, and exactly one wins the
+ * PARKED -> READY exchange and enqueues the thread.
+ *
+ * The collector (gc_api.h, dependency notes section 2): a suspended green thread's stack is
+ * scanned from its saved sp through its GcStack; while a carrier runs a green thread its
+ * recorded stack bottom is the green stack's top and its own native stack is dormant
+ * (scanned through the carrier's GcStack). Collections run only when every carrier is
+ * stopped (at a poll, or idle in a blocking region), never during a switch.
+ *
+ * Preemption: a ticker thread wakes every time slice; a carrier that has run the same green
+ * thread for a whole slice while others wait gets its preempt flag and vm_poll_word's
+ * PREEMPT bit, and yields at its next poll. The ticker also wakes sleepers. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vm_do.h"
+#include "vm_lib.h"
+#include "vm_threadimpl.h"
+
+void vm_ctx_switch(void **save_sp, void *new_sp); /* vm_coro.c */
+
+/* Size of a green stack: interpreter frames and up to VM_MAXCCALLS nested C calls, plus the
+ * collector's signal frame (see vm_coro.c). */
+#define GREEN_STACK (256 * 1024)
+#define GREEN_GUARD 4096
+
+enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
+
+typedef struct Carrier {
+    Ctx ctx;
+    int index;
+    pthread_mutex_t qlock;
+    VmThread *qhead, *qtail;
+    atomic_int qlen;
+    void *native_sp;            /* saved while a green thread runs */
+    GcStack *native;            /* the carrier's own stack */
+    VmThread *current;
+    int action;                 /* what the green thread that switched out asked for */
+    atomic_int preempt;
+    atomic_ulong switches;      /* green threads switched in so far */
+    unsigned long seen;         /* ticker's copy of switches at the last tick */
+} Carrier;
+
+static void (*switch_hook)(int carrier, uint64_t thread_id);
+
+void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id)) { switch_hook = hook; }
+
+static Carrier *carriers;
+static int ncarriers;
+static atomic_int nready;       /* threads in run queues */
+static atomic_uint rr;          /* round robin for enqueues from outside the carriers */
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
+static atomic_int nidle;
+
+/* ---- stacks ---------------------------------------------------------------------------- */
+
+static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *stack_cache[64];
+static int nstack_cache;
+
+static char *stack_get(void) {
+    pthread_mutex_lock(&stack_lock);
+    char *p = nstack_cache > 0 ? stack_cache[--nstack_cache] : NULL;
+    pthread_mutex_unlock(&stack_lock);
+    if (p) return p;
+    p = mmap(NULL, GREEN_STACK + GREEN_GUARD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+             -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    mprotect(p, GREEN_GUARD, PROT_NONE);
+    return p;
+}
+
+static void stack_put(char *p) {
+    pthread_mutex_lock(&stack_lock);
+    if (nstack_cache < 64) {
+        stack_cache[nstack_cache++] = p;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&stack_lock);
+    if (p) munmap(p, GREEN_STACK + GREEN_GUARD);
+}
+
+/* ---- run queues ------------------------------------------------------------------------ */
+
+static void enqueue(VmThread *t) {
+    Ctx *c = vm_ctx_current();
+    Carrier *k = c && c->carrier ? c->carrier : &carriers[atomic_fetch_add(&rr, 1) % (unsigned)ncarriers];
+    pthread_mutex_lock(&k->qlock);
+    t->rq_next = NULL;
+    if (k->qtail) k->qtail->rq_next = t; else k->qhead = t;
+    k->qtail = t;
+    atomic_fetch_add(&k->qlen, 1);
+    pthread_mutex_unlock(&k->qlock);
+    atomic_fetch_add(&nready, 1);
+    /* Pairs with the idle carrier's nidle increment and nready check (both seq_cst). */
+    if (atomic_load(&nidle) > 0) {
+        pthread_mutex_lock(&idle_lock);
+        pthread_cond_signal(&idle_cv);
+        pthread_mutex_unlock(&idle_lock);
+    }
+}
+
+static VmThread *pop_from(Carrier *k) {
+    if (atomic_load_explicit(&k->qlen, memory_order_relaxed) == 0) return NULL;
+    pthread_mutex_lock(&k->qlock);
+    VmThread *t = k->qhead;
+    if (t) {
+        k->qhead = t->rq_next;
+        if (!k->qhead) k->qtail = NULL;
+        atomic_fetch_sub(&k->qlen, 1);
+        atomic_fetch_sub(&nready, 1);
+    }
+    pthread_mutex_unlock(&k->qlock);
+    return t;
+}
+
+static VmThread *next_thread(Carrier *c) {
+    VmThread *t = pop_from(c);
+    for (int i = 1; !t && i < ncarriers; i++) t = pop_from(&carriers[(c->index + i) % ncarriers]);
+    return t;
+}
+
+/* ---- switching ------------------------------------------------------------------------- */
+
+static void *stack_top(State *S) { return S->cstack ? (char *)S->cstack + S->cstacksize : S->basestack->hi; }
+
+/* On the green stack of [t], running state [S] (t's base state or a coroutine of it): go back
+ * to the carrier, which then does [action]. Returns when t is switched in again, maybe on
+ * another carrier. */
+static void switch_out(State *S, VmThread *t, int action) {
+    Carrier *c = t->carrier;
+    t->run_hi = stack_top(S);
+    if (t->gcs.spp == NULL) t->gcs.spp = &t->gsp; /* the green stack itself goes dormant */
+    c->action = action;
+    gc_set_stack(c->native->hi);
+    vm_ctx_switch(&t->gsp, c->native_sp);
+}
+
+static void run(Carrier *c, VmThread *t) {
+    c->current = t;
+    t->carrier = c;
+    t->gstate = G_RUNNING;
+    atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
+    vm_thread_set_current(t);
+    c->native->spp = &c->native_sp;
+    if (t->gcs.spp == &t->gsp) t->gcs.spp = NULL;
+    gc_set_stack(t->run_hi);
+    c->action = ACT_NONE;
+    if (switch_hook) switch_hook(c->index, t->id);
+    vm_ctx_switch(&c->native_sp, t->gsp);
+    /* Back on the native stack. */
+    c->native->spp = NULL;
+    c->current = NULL;
+    vm_thread_set_current(NULL);
+    switch (c->action) {
+    case ACT_YIELD:
+        t->gstate = G_READY;
+        enqueue(t);
+        break;
+    case ACT_PARK:
+        __atomic_store_n(&t->gstate, G_PARKED, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&t->permit, __ATOMIC_SEQ_CST)) {
+            int exp = G_PARKED;
+            if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                t->permit = 0;
+                enqueue(t);
+            }
+        }
+        break;
+    case ACT_EXIT: {
+        char *lo = t->stack_lo;
+        t->stack_lo = NULL;
+        gc_stack_unlink(&t->gcs);
+        __atomic_store_n(&t->gstate, G_DONE, __ATOMIC_RELEASE);
+        stack_put(lo);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static pthread_mutex_t main_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t main_cv = PTHREAD_COND_INITIALIZER;
+static int main_done;
+
+/* First code on a green stack. */
+static _Noreturn void green_entry(void) {
+    Ctx *c = vm_ctx_current();
+    VmThread *t = c->carrier->current;
+    if (t->main_body) {
+        t->main_body(t->S, t->main_ud);
+        pthread_mutex_lock(&main_lock);
+        main_done = 1;
+        pthread_cond_broadcast(&main_cv);
+        pthread_mutex_unlock(&main_lock);
+    } else {
+        vm_thread_body(t);
+    }
+    switch_out(t->S, t, ACT_EXIT);
+    __builtin_unreachable();
+}
+
+static const char *prepare(VmThread *t) {
+    char *lo = stack_get();
+    if (lo == NULL) return "cannot allocate a green stack";
+    t->stack_lo = lo;
+    char *hi = lo + GREEN_GUARD + GREEN_STACK;
+    uintptr_t top = (uintptr_t)hi & ~(uintptr_t)15;
+    void **sp = (void **)(top - 64);
+    memset(sp, 0, 64);
+    sp[6] = (void *)green_entry; /* 6 pops, then ret: rsp % 16 == 8 at entry, as after a call */
+    t->gsp = sp;
+    t->run_hi = hi;
+    t->gcs.hi = hi;
+    t->gcs.spp = &t->gsp;
+    gc_stack_link(&t->gcs);
+    t->S->basestack = &t->gcs;
+    t->gstate = G_READY;
+    return NULL;
+}
+
+/* ---- carriers and the ticker ----------------------------------------------------------- */
+
+static void *idle_wait(void *arg) {
+    (void)arg;
+    while (atomic_load(&nready) == 0) pthread_cond_wait(&idle_cv, &idle_lock);
+    return NULL;
+}
+
+static void *carrier_main(void *arg) {
+    Carrier *c = arg;
+    c->native = gc_native_stack();
+    vm_ctx_set_current(&c->ctx);
+    for (;;) {
+        vm_poll(NULL);
+        VmThread *t = next_thread(c);
+        if (t) {
+            run(c, t);
+            continue;
+        }
+        vm_ctx_block(&c->ctx);
+        pthread_mutex_lock(&idle_lock);
+        atomic_fetch_add(&nidle, 1);
+        gc_do_blocking(idle_wait, NULL);
+        atomic_fetch_sub(&nidle, 1);
+        pthread_mutex_unlock(&idle_lock);
+        vm_ctx_unblock(&c->ctx);
+    }
+    return NULL;
+}
+
+static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t timer_cv;
+static VmThread *sleepers;      /* sorted by wake_at */
+static bool timers_stopped;
+
+static double now_sec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void preempt_check(void) {
+    bool any = false;
+    int waiting = atomic_load(&nready);
+    for (int i = 0; i < ncarriers; i++) {
+        Carrier *c = &carriers[i];
+        unsigned long sw = atomic_load_explicit(&c->switches, memory_order_relaxed);
+        if (waiting > 0 && c->current != NULL && sw == c->seen) {
+            atomic_store(&c->preempt, 1);
+            any = true;
+        }
+        c->seen = sw;
+    }
+    if (any) __atomic_or_fetch(&vm_poll_word, VM_POLL_PREEMPT, __ATOMIC_SEQ_CST);
+}
+
+/* The ticker touches no Values: it only moves sleeping threads (alive through the
+ * all-threads list) to run queues, so it is not registered with the collector. */
+static void *ticker_main(void *arg) {
+    (void)arg;
+    double slice = vm_threads_options()->slice;
+    double next_tick = now_sec() + slice;
+    pthread_mutex_lock(&timer_lock);
+    while (!timers_stopped) {
+        double now = now_sec();
+        if (now >= next_tick) {
+            preempt_check();
+            next_tick = now + slice;
+        }
+        while (sleepers && sleepers->wake_at <= now) {
+            VmThread *t = sleepers;
+            sleepers = t->tm_next;
+            t->sleeping = false;
+            vm_thread_unpark(t);
+        }
+        double until = next_tick;
+        if (sleepers && sleepers->wake_at < until) until = sleepers->wake_at;
+        struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+        pthread_cond_timedwait(&timer_cv, &timer_lock, &ts);
+    }
+    pthread_mutex_unlock(&timer_lock);
+    return NULL;
+}
+
+static bool started;
+
+static const char *start_carriers(void) {
+    if (started) return NULL;
+    started = true;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&timer_cv, &ca);
+    ncarriers = vm_threads_options()->carriers;
+    if (ncarriers < 1) ncarriers = 1;
+    carriers = calloc((size_t)ncarriers, sizeof *carriers);
+    if (carriers == NULL) return "out of memory";
+    for (int i = 0; i < ncarriers; i++) {
+        Carrier *c = &carriers[i];
+        c->index = i;
+        c->ctx.carrier = c;
+        pthread_mutex_init(&c->qlock, NULL);
+    }
+    for (int i = 0; i < ncarriers; i++) {
+        vm_ctx_born(&carriers[i].ctx);
+        int rc = gc_thread_start(carrier_main, &carriers[i], 1u << 20);
+        if (rc != 0) {
+            vm_ctx_leave(&carriers[i].ctx);
+            return "cannot start a carrier thread";
+        }
+    }
+    pthread_t tk;
+    if (pthread_create(&tk, NULL, ticker_main, NULL) != 0) return "cannot start the ticker thread";
+    pthread_detach(tk);
+    return NULL;
+}
+
+/* ---- the interface to vm_thread.c ------------------------------------------------------ */
+
+const char *vm_green_spawn(State *S, VmThread *t) {
+    (void)S;
+    const char *err = start_carriers();
+    if (err) return err;
+    if ((err = prepare(t)) != NULL) return err;
+    enqueue(t);
+    return NULL;
+}
+
+void vm_green_park(State *S, VmThread *t) { switch_out(S, t, ACT_PARK); }
+
+void vm_green_unpark(VmThread *t) {
+    __atomic_store_n(&t->permit, 1, __ATOMIC_SEQ_CST);
+    int exp = G_PARKED;
+    if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        t->permit = 0;
+        enqueue(t);
+    }
+}
+
+void vm_green_yield(State *S) {
+    VmThread *t = vm_thread_current();
+    if (atomic_load(&nready) == 0) return; /* nobody else to run */
+    switch_out(S, t, ACT_YIELD);
+}
+
+void vm_green_maybe_preempt(State *S, Ctx *c) {
+    Carrier *k = c->carrier;
+    if (!atomic_exchange(&k->preempt, 0)) return;
+    __atomic_and_fetch(&vm_poll_word, ~(uint32_t)VM_POLL_PREEMPT, __ATOMIC_SEQ_CST);
+    if (S != NULL && k->current != NULL) vm_green_yield(S);
+}
+
+void vm_green_sleep_until(State *S, VmThread *t, double deadline) {
+    pthread_mutex_lock(&timer_lock);
+    if (t->sleeping) {
+        /* still listed from before a spurious wake-up: take it off and re-insert */
+        VmThread **pp = &sleepers;
+        while (*pp != t) pp = &(*pp)->tm_next;
+        *pp = t->tm_next;
+    }
+    t->wake_at = deadline;
+    VmThread **pp = &sleepers;
+    while (*pp && (*pp)->wake_at <= deadline) pp = &(*pp)->tm_next;
+    t->tm_next = *pp;
+    *pp = t;
+    t->sleeping = true;
+    if (sleepers == t) pthread_cond_signal(&timer_cv);
+    pthread_mutex_unlock(&timer_lock);
+    vm_thread_park(S, t);
+}
+
+void vm_green_stop_timers(void) {
+    if (!started) return;
+    pthread_mutex_lock(&timer_lock);
+    timers_stopped = true;
+    pthread_cond_signal(&timer_cv);
+    pthread_mutex_unlock(&timer_lock);
+}
+
+static void *main_wait(void *arg) {
+    (void)arg;
+    while (!main_done) pthread_cond_wait(&main_cv, &main_lock);
+    return NULL;
+}
+
+void vm_green_run_main(State *S, VmThread *m, Ctx *main_ctx, void (*body)(State *, void *), void *ud) {
+    const char *err = start_carriers();
+    if (err) {
+        fprintf(stderr, "tandem: %s\n", err);
+        exit(1);
+    }
+    GcStack *native = S->basestack;
+    m->green = true;
+    m->main_body = body;
+    m->main_ud = ud;
+    m->permit = 0;
+    main_done = 0;
+    if ((err = prepare(m)) != NULL) {
+        fprintf(stderr, "tandem: %s\n", err);
+        exit(1);
+    }
+    enqueue(m);
+    /* The main native thread waits, stopped, until the main green thread is done. */
+    vm_ctx_block(main_ctx);
+    pthread_mutex_lock(&main_lock);
+    gc_do_blocking(main_wait, NULL);
+    pthread_mutex_unlock(&main_lock);
+    /* The carrier may still be switching off the main green stack: wait for it. */
+    while (__atomic_load_n(&m->gstate, __ATOMIC_ACQUIRE) != G_DONE) sched_yield();
+    vm_ctx_unblock(main_ctx);
+    m->green = false;
+    m->main_body = NULL;
+    S->basestack = native;
+    vm_thread_set_current(m);
+}

@@ -1,0 +1,72 @@
+/* vm_thread.h: language threads (native 1:1 or green N:M), safepoints and blocking regions
+ * (vm_thread.c, vm_green.c). Private to vm/ (and jit/).
+ *
+ * Safepoint protocol. Every language thread is, at any moment, either RUNNING (it may touch
+ * the heap and must poll), or STOPPED: parked at a safepoint poll, or inside a blocking
+ * region (join, lock, cond, channel, sleep, a native call, a producer waiting on a full
+ * CAB). An operation that needs the world stopped (a collection, a profile snapshot,
+ * shutdown) raises vm_poll_word, waits until no thread is RUNNING, runs, and lets them go.
+ * A thread leaving a blocking region while such an operation runs waits for its end before
+ * it touches the heap again.
+ *
+ * Rules that keep it deadlock-free (see gc/README.md):
+ *  - inside a blocking region a thread touches no Values and does not allocate;
+ *  - a thread never polls or allocates while holding a runtime lock that a RUNNING thread
+ *    could wait for outside a blocking region (runtime locks that may be contended are
+ *    taken in a blocking region: vm_blocking_begin, lock, vm_blocking_end);
+ *  - a safepoint operation itself takes no runtime lock a stopped thread may hold. */
+#ifndef VM_THREAD_H
+#define VM_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vm_state.h"
+
+/* Non-zero when some thread must come to its next poll's slow path: a safepoint operation
+ * is pending, or (green threads) a carrier's time slice is over. The poll is one load, one
+ * compare and one branch. */
+extern volatile uint32_t vm_poll_word;
+void vm_poll_slow(State *S) __attribute__((noinline, cold));
+static inline void vm_poll(State *S) {
+    if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
+}
+
+/* Blocking regions (the calling thread counts as stopped between the two). */
+void vm_blocking_begin(State *S);
+void vm_blocking_end(State *S);
+
+/* Bring every other language thread to a stop, run [op(arg)], let them go. Called from a
+ * RUNNING thread (or from the main native thread before/after the program). */
+void vm_safepoint_run(State *S, void (*op)(void *arg), void *arg);
+
+/* Threading model, chosen before the program starts (-Xthreads, -Xcarriers, -Xgreen.slice). */
+typedef enum { VM_THREADS_NATIVE, VM_THREADS_GREEN } VmThreadModel;
+typedef struct VmThreadOptions {
+    VmThreadModel model;
+    int carriers;          /* green: carrier threads (>= 1) */
+    double slice;          /* green: time slice in seconds */
+} VmThreadOptions;
+void vm_threads_configure(const VmThreadOptions *o);
+const VmThreadOptions *vm_threads_options(void);
+
+/* Run [body(S, ud)] as language thread 1 (the main thread) under the configured model: in
+ * the green model on a green stack on a carrier while the calling native thread waits. */
+void vm_threads_run(State *S, void (*body)(State *S, void *ud), void *ud);
+
+/* At the end of the program: report threads still running on stderr and stop them at a
+ * safepoint for good (the process is about to exit). */
+void vm_threads_shutdown(State *S);
+
+/* Green threads: [hook(carrier, thread_id)] runs on carrier [carrier] (0-based) each time it
+ * switches green thread [thread_id] in, just before that thread runs; the profiler emits
+ * its thread-switch events from it. NULL: none. Set before the program starts. */
+void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id));
+
+/* Language thread id of the running thread (main: 1). */
+uint64_t vm_thread_id(State *S);
+
+/* The thread library (vm_thread.c). */
+void vm_open_thread(State *S);
+
+#endif

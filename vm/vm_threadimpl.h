@@ -1,0 +1,102 @@
+/* vm_threadimpl.h: what vm_thread.c (threads, safepoints, the library) and vm_green.c (the
+ * green-thread scheduler) share. Private to those two files. */
+#ifndef VM_THREADIMPL_H
+#define VM_THREADIMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gc_api.h"
+#include "vm_thread.h"
+
+/* Bits of vm_poll_word. */
+#define VM_POLL_SAFEPOINT 1u
+#define VM_POLL_PREEMPT 2u
+
+enum { CTX_GONE, CTX_RUNNING, CTX_STOPPED, CTX_INITIATOR };
+
+struct Carrier;
+struct VmThread;
+
+/* A mutator context (see vm_thread.c): a native language thread, a carrier, or the main
+ * native thread. */
+typedef struct Ctx {
+    int state;                  /* CTX_*, under the safepoint lock */
+    struct VmThread *thread;    /* native: its language thread */
+    struct Carrier *carrier;    /* green: the carrier this context is */
+} Ctx;
+
+typedef struct WaitList {
+    struct VmThread *head, *tail;
+} WaitList;
+
+/* Green thread states (VmThread.gstate). */
+enum { G_NEW, G_READY, G_RUNNING, G_PARKED, G_DONE };
+
+/* A language thread. It is the payload of its handle (a scanned userdata), so it lives as
+ * long as the handle is reachable, and while it runs it is linked in the all-threads list
+ * (a root). */
+typedef struct VmThread {
+    uint64_t id;
+    State *S;                   /* its base state */
+    Userdata *handle;
+    int nargs;                  /* spawn: arguments after the function */
+    bool green;
+    int done;                   /* set (release) once status/results are final */
+    int status;                 /* VM_OK or the error status */
+    Value errval;               /* the error (message + traceback) when status != VM_OK */
+    Value *res;                 /* results on S's stack */
+    int nres;
+    int joining;                /* joins in progress (under ilock) */
+    bool joined;
+    pthread_mutex_t ilock;      /* guards joiners, joining, joined */
+    WaitList joiners;
+    /* waiting */
+    WaitList *wlist;            /* the list this thread is on, under that list's lock */
+    struct VmThread *wnext, *wprev;
+    int permit;                 /* a pending unpark */
+    pthread_mutex_t pk_lock;    /* native parking */
+    pthread_cond_t pk_cond;
+    Ctx ctx;                    /* native: its context */
+    /* green */
+    GcStack gcs;                /* its green stack, for the collector */
+    void *gsp;                  /* saved stack pointer while switched out */
+    void *run_hi;               /* top of the stack it runs on (green or a coroutine's) */
+    char *stack_lo;             /* mmap'ed green stack (guard page at the bottom) */
+    int gstate;                 /* G_* (atomic) */
+    struct Carrier *carrier;    /* where it runs or last ran */
+    struct VmThread *rq_next;   /* run queue link */
+    struct VmThread *tm_next;   /* sleep list link */
+    double wake_at;
+    bool sleeping;              /* on the sleep list */
+    void (*main_body)(State *S, void *ud); /* green main thread: run this instead */
+    void *main_ud;
+    struct VmThread *all_next, *all_prev;
+} VmThread;
+
+Ctx *vm_ctx_current(void);
+void vm_ctx_set_current(Ctx *c);
+VmThread *vm_thread_current(void);
+void vm_thread_set_current(VmThread *t);
+void vm_ctx_born(Ctx *c);
+void vm_ctx_enter(Ctx *c);
+void vm_ctx_leave(Ctx *c);
+void vm_ctx_block(Ctx *c);
+void vm_ctx_unblock(Ctx *c);
+
+void vm_thread_park(State *S, VmThread *t);
+void vm_thread_unpark(VmThread *t);
+void vm_thread_body(VmThread *t);
+
+/* vm_green.c */
+const char *vm_green_spawn(State *S, VmThread *t);
+void vm_green_park(State *S, VmThread *t);
+void vm_green_unpark(VmThread *t);
+void vm_green_yield(State *S);
+void vm_green_sleep_until(State *S, VmThread *t, double deadline);
+void vm_green_maybe_preempt(State *S, Ctx *c);
+void vm_green_run_main(State *S, VmThread *m, Ctx *main_ctx, void (*body)(State *, void *), void *ud);
+void vm_green_stop_timers(void);
+
+#endif
