@@ -17,10 +17,21 @@
 /* Display name of function [id] ("f (prog.lua:3)"); never NULL. */
 typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
+/* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
+ * instrumentation is active. */
+#define PROF_NEED_CALL 1u    /* function entries (EV_CALL) */
+
+/* One state per event stream: a stream is what one producer emits (a native language
+ * thread, or a carrier with the green threads it runs, told apart by EV_THREAD events).
+ * Concurrent analysis consumes each stream on the analyzer thread that serves its CAB;
+ * sequential analysis consumes it inline on the producing thread. At the end the states are
+ * merged into one and reported. */
 typedef struct ProfAnalysis {
     const char *name;                                        /* as given to -Xprofile */
+    unsigned needs;                                          /* PROF_NEED_* */
     void *(*open)(void);                                     /* new state; NULL: out of memory */
     void (*consume)(void *st, const uint64_t *ev, size_t n); /* n >= 1 events, in order */
+    void (*merge)(void *into, void *from);                   /* add [from]'s profile to [into] */
     /* Write the report to [out]. Returns 0, or -1 if writing failed. */
     int (*report)(void *st, FILE *out, ProfNameFn fname, void *ctx);
     void (*close)(void *st);                                 /* free the state */

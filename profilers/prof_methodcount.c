@@ -43,6 +43,13 @@ static void mc_consume(void *st, const uint64_t *ev, size_t n) {
     }
 }
 
+static void mc_merge(void *into, void *from) {
+    MethodCount *a = into, *b = from;
+    if (b->cap > a->cap) grow(a, b->cap - 1);
+    for (size_t id = 0; id < b->cap; id++) a->counts[id] += b->counts[id];
+    a->total += b->total;
+}
+
 typedef struct Row {
     uint64_t count;
     const char *name;
@@ -89,4 +96,4 @@ static void mc_close(void *st) {
     free(mc);
 }
 
-const ProfAnalysis prof_methodcount = {"methodcount", mc_open, mc_consume, mc_report, mc_close};
+const ProfAnalysis prof_methodcount = {"methodcount", PROF_NEED_CALL, mc_open, mc_consume, mc_merge, mc_report, mc_close};

@@ -18,6 +18,8 @@
 typedef enum EvKind {
     EV_NONE = 0, /* never produced: an event word of 0 is the CAB's CLEAR */
     EV_CALL,     /* function entry [function id] */
+    EV_THREAD,   /* the following events come from language thread [thread id] (first event
+                    of every stream; on every green-thread switch) */
     EV__COUNT
 } EvKind;
 

@@ -34,6 +34,7 @@
 
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_prof.h"
 #include "vm_threadimpl.h"
 
 void vm_ctx_switch(void **save_sp, void *new_sp); /* vm_coro.c */
@@ -252,6 +253,7 @@ static void *carrier_main(void *arg) {
     Carrier *c = arg;
     c->native = gc_native_stack();
     vm_ctx_set_current(&c->ctx);
+    vm_prof_thread_begin(0, c->index);
     for (;;) {
         vm_poll(NULL);
         VmThread *t = next_thread(c);

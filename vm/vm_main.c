@@ -37,6 +37,12 @@ static const XOption xoptions[] = {
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread"},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)"},
     {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)"},
+    {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed"},
+    {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward"},
+    {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: bursts of a fraction of chunks, never blocks"},
+    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of chunks analysed"},
+    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: bytes analysed at the start of a sampled chunk"},
+    {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk"},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)"},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green"},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll"},
@@ -50,7 +56,15 @@ typedef struct Options {
     bool dump_bytecode;
     unsigned gc_stress;
     size_t gc_maxheap;
-    const ProfAnalysis *profile; /* NULL: no profiling */
+    const ProfAnalysis *profile; /* NULL: no profiling; else the first of analyses */
+    const ProfAnalysis *analyses[VM_PROF_MAX_ANALYSES];
+    int nanalyses;
+    int stage;                   /* VmProfStage + 1; 0: default */
+    int transport;               /* CabTransport */
+    bool sampling;
+    double sample_rate;          /* 0: default */
+    size_t sample_burst;         /* 0: default */
+    unsigned test_delay_us;
     bool sequential;
     size_t cab_size, cab_chunk;  /* 0: default */
     const char *profile_out;
@@ -162,7 +176,16 @@ static bool parse_xoption(const char *arg, Options *opt) {
                         prof_names());
                 return false;
             }
-            opt->profile = a; /* one analysis so far: a list names it, maybe more than once */
+            bool dup = false;
+            for (int k = 0; k < opt->nanalyses; k++) dup |= opt->analyses[k] == a;
+            if (!dup) {
+                if (opt->nanalyses == VM_PROF_MAX_ANALYSES) {
+                    fprintf(stderr, "tandem: too many analyses in -Xprofile\n");
+                    return false;
+                }
+                opt->analyses[opt->nanalyses++] = a;
+            }
+            opt->profile = opt->analyses[0];
             p += n;
             if (*p == ',') p++;
         }
@@ -193,6 +216,51 @@ static bool parse_xoption(const char *arg, Options *opt) {
             return false;
         }
         opt->profile_out = val;
+    } else if (strcmp(o->name, "profile.stage") == 0 || strcmp(o->name, "buffer") == 0 ||
+               strcmp(o->name, "cab.mode") == 0) {
+        static const char *stages[] = {"instrument", "enqueue", "communicate", "full", NULL};
+        static const char *buffers[] = {"cab", "nway", "ffwd", NULL};
+        static const char *modes[] = {"exhaustive", "sampling", NULL};
+        const char **names = o->name[0] == 'p' ? stages : o->name[0] == 'b' ? buffers : modes;
+        int k = 0;
+        while (names[k] && (val == NULL || strcmp(names[k], val) != 0)) k++;
+        if (names[k] == NULL) {
+            fprintf(stderr, "tandem: bad value '%s' for -X%s; valid values: %s\n", val ? val : "", o->name, o->values);
+            return false;
+        }
+        if (o->name[0] == 'p')
+            opt->stage = k + 1; /* 0: not given */
+        else if (o->name[0] == 'b')
+            opt->transport = k;
+        else
+            opt->sampling = k == 1;
+    } else if (strcmp(o->name, "sample.rate") == 0) {
+        char *end = NULL;
+        double r = val ? strtod(val, &end) : 0;
+        if (val && end && *end == '%' && end[1] == '\0') {
+            r /= 100.0;
+            end++;
+        }
+        if (val == NULL || end == val || *end != '\0' || !(r > 0 && r <= 1)) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xsample.rate; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+        opt->sample_rate = r;
+    } else if (strcmp(o->name, "sample.burst") == 0) {
+        const char *err = NULL;
+        if (val == NULL || !cab_size_parse(val, &opt->sample_burst, &err) || opt->sample_burst == 0 ||
+            opt->sample_burst % 8 != 0) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xsample.burst; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "test.analyzer_delay") == 0) {
+        long n;
+        if (!parse_int(val, 0, 1000000, &n)) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xtest.analyzer_delay; valid values: %s\n", val ? val : "",
+                    o->values);
+            return false;
+        }
+        opt->test_delay_us = (unsigned)n;
     } else if (strcmp(o->name, "threads") == 0) {
         if (val != NULL && strcmp(val, "native") == 0)
             opt->green = false;
@@ -442,7 +510,10 @@ static void stats_report(void) {
 static int finish(int code) {
     if (main_state) vm_threads_shutdown(main_state);
     if (vm_prof_finish() != 0 && code == 0) code = 1;
-    if (print_stats) stats_report();
+    if (print_stats) {
+        stats_report();
+        vm_prof_print_stats(stderr);
+    }
     return code;
 }
 
@@ -499,13 +570,21 @@ int main(int argc, char **argv) {
     if (!opt.affinity_none && placement.napp > 0 && placement.nanalyzers > 0)
         pinned = cab_topology_bind_self_set(placement.app_cpus, placement.napp) == 0;
     print_stats = opt.stats;
-    VmProfOptions popt = {opt.profile, opt.sequential, {0}, opt.profile_out, nanalyzers,
-                          pinned ? placement.analyzer_cpus : NULL};
+    VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
+                          pinned ? placement.analyzer_cpus : NULL, (VmProfStage)(opt.stage ? opt.stage - 1 : VM_STAGE_FULL),
+                          opt.test_delay_us};
+    for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
         cab_config_default(&popt.cab);
         if (opt.cab_size) popt.cab.ring_bytes = opt.cab_size;
         if (opt.cab_chunk) popt.cab.chunk_bytes = opt.cab_chunk;
+        popt.cab.transport = (CabTransport)opt.transport;
+        if (opt.sampling) {
+            popt.cab.mode = CAB_MODE_SAMPLING;
+            popt.cab.sample_rate = opt.sample_rate ? opt.sample_rate : 0.05;
+        }
+        if (opt.sample_burst) popt.cab.burst_bytes = opt.sample_burst;
         const char *msg = cab_config_check(&popt.cab);
         if (msg != NULL) {
             fprintf(stderr, "tandem: bad -Xcab.size/-Xcab.chunk: %s\n", msg);

@@ -2,16 +2,17 @@
  * the lifecycle of a profiled run (ring + analyzer pool, or the inline analysis). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vm_compile.h"
 #include "vm_prof.h"
+#include "vm_thread.h"
 
-bool vm_prof_instrumented = false;
-VmProfSink vm_prof_sink = {NULL, NULL, NULL};
 
 /* ======================================================================
  * Function ids and names
@@ -80,69 +81,221 @@ static const char *fname_cb(uint32_t id, void *ctx) {
 }
 
 /* ======================================================================
- * Lifecycle
+ * Streams and lifecycle
  * ====================================================================== */
+
+bool vm_prof_instrumented = false;
+_Thread_local VmProfStream *vm_prof_tl;
+
 
 static struct {
     bool active;
     VmProfOptions opt;
-    void *st;                /* the analysis's state */
-    CabProducer producer;    /* the main native thread's ring (concurrent) */
     CabAnalyzerPool *pool;
-} run;
+    pthread_mutex_t lock;        /* guards the stream list */
+    VmProfStream *streams;       /* every stream, newest first */
+    int nstreams;
+    bool finished;
+} run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Events after the run's end (finalizers at exit) go nowhere. */
-static void discard(void *st, const uint64_t *ev, size_t n) {
-    (void)st, (void)ev, (void)n;
+/* Where events go once the run is over (finalizers at exit, a thread the shutdown stopped
+ * in the middle of a call): counted nowhere. */
+static VmProfStream discard_stream = {.kind = VM_PS_WORD};
+
+void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
+    switch (s->kind) {
+    case VM_PS_SAMPLING:
+        cab_push_sampling(&s->prod, ev);
+        break;
+    case VM_PS_SEQUENTIAL:
+        s->nword++;
+        for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], &ev, 1);
+        break;
+    default: /* VM_PS_WORD: the instrument-only stage */
+        __atomic_store_n(&s->word, ev, __ATOMIC_RELAXED);
+        s->nword++;
+        break;
+    }
 }
 
-static void finish_atexit(void) { vm_prof_finish(); }
+/* Analyzer side: the consume function of a stream's CAB. */
+static void stream_consume(void *ctx, const uint64_t *ev, size_t n) {
+    VmProfStream *s = ctx;
+    if (run.opt.test_delay_us) {
+        struct timespec ts = {0, (long)run.opt.test_delay_us * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], ev, n);
+}
+
+static void stream_count_only(void *ctx, const uint64_t *ev, size_t n) {
+    (void)ctx, (void)ev, (void)n;
+    if (run.opt.test_delay_us) {
+        struct timespec ts = {0, (long)run.opt.test_delay_us * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void stream_done(void *ctx, const CabStats *st) {
+    VmProfStream *s = ctx;
+    s->stats = *st;
+    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+}
+
+/* A producer waiting on a full ring counts as stopped for safepoints: the runtime may
+ * collect meanwhile. 'waiting' tells the shutdown that the thread is still inside the ring. */
+static void stream_block_begin(void *ctx) {
+    VmProfStream *s = ctx;
+    __atomic_store_n(&s->waiting, 1, __ATOMIC_RELEASE);
+    vm_blocking_begin(NULL);
+}
+
+static void stream_block_end(void *ctx) {
+    VmProfStream *s = ctx;
+    __atomic_store_n(&s->waiting, 0, __ATOMIC_RELEASE);
+    vm_blocking_end(NULL);
+}
+
+static _Noreturn void fatal(const char *what) {
+    fprintf(stderr, "tandem: profiler: %s\n", what);
+    abort();
+}
+
+static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
+    VmProfStream *s = calloc(1, sizeof *s);
+    if (s == NULL) fatal("out of memory");
+    s->thread_id = thread_id;
+    s->carrier = carrier;
+    s->analyzer = -1;
+    const VmProfOptions *o = &run.opt;
+    if (o->sequential || o->stage == VM_STAGE_INSTRUMENT) {
+        s->kind = o->sequential ? VM_PS_SEQUENTIAL : VM_PS_WORD;
+    } else {
+        CabConfig cfg = o->cab;
+        if (o->stage == VM_STAGE_ENQUEUE) cfg.mode = CAB_MODE_SAMPLING; /* never blocks, nobody reads */
+        CabBlockHooks hooks = {stream_block_begin, stream_block_end, s};
+        const char *err = NULL;
+        s->ring = cab_ring_new(&cfg, &hooks, &s->prod, &err);
+        if (s->ring == NULL) fatal(err ? err : "cannot create a ring");
+        s->kind = cfg.mode == CAB_MODE_SAMPLING ? VM_PS_SAMPLING : VM_PS_EXHAUSTIVE;
+    }
+    if (o->stage == VM_STAGE_FULL)
+        for (int i = 0; i < o->nanalyses; i++)
+            if ((s->st[i] = o->analyses[i]->open()) == NULL) fatal("out of memory");
+    if (s->ring != NULL && o->stage != VM_STAGE_ENQUEUE) {
+        CabConsumer c = {o->stage == VM_STAGE_FULL ? stream_consume : stream_count_only, stream_done, s};
+        s->analyzer = cab_analyzer_register(run.pool, s->ring, &c, -1);
+    }
+    pthread_mutex_lock(&run.lock);
+    s->next = run.streams;
+    run.streams = s;
+    run.nstreams++;
+    pthread_mutex_unlock(&run.lock);
+    return s;
+}
+
+/* Close a stream's producer side (its thread will not push again). */
+static void stream_close(VmProfStream *s) {
+    if (s->closed) return;
+    s->closed = true;
+    if (s->ring == NULL) return;
+    if (s->kind == VM_PS_SAMPLING && run.opt.stage == VM_STAGE_ENQUEUE) {
+        /* Nobody consumes it: record what was produced and free it. */
+        s->stats.produced = cab_producer_count(&s->prod);
+        cab_close(&s->prod);
+        cab_ring_free(s->ring);
+        s->ring = NULL;
+        s->done = 1;
+        return;
+    }
+    cab_close(&s->prod);
+}
+
+void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
+    if (!run.active) return;
+    VmProfStream *s = stream_new(thread_id, carrier);
+    vm_prof_tl = s;
+    if (thread_id != 0) vm_prof_emit(ev_make(EV_THREAD, thread_id));
+}
+
+void vm_prof_thread_end(void) {
+    VmProfStream *s = vm_prof_tl;
+    if (s == NULL || s == &discard_stream) return;
+    vm_prof_tl = &discard_stream;
+    pthread_mutex_lock(&run.lock);
+    bool finished = run.finished;
+    pthread_mutex_unlock(&run.lock);
+    if (!finished) stream_close(s);
+}
+
+/* Green threads: every switch on a carrier is an event in the carrier's stream. */
+static void on_switch(int carrier, uint64_t thread_id) {
+    (void)carrier;
+    VmProfStream *s = vm_prof_tl;
+    if (s != NULL) vm_prof_emit(ev_make(EV_THREAD, thread_id));
+}
+
+static void finish_atexit(void) {
+    vm_threads_shutdown(NULL);
+    vm_prof_finish();
+}
 
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
-    if (o->analysis == NULL) return true;
+    if (o->nanalyses == 0) return true;
     run.opt = *o;
-    run.st = o->analysis->open();
-    if (run.st == NULL) {
-        *err = "profiler: out of memory";
-        return false;
-    }
-    if (o->sequential) {
-        vm_prof_sink = (VmProfSink){NULL, o->analysis->consume, run.st};
-    } else {
-        CabRing *ring = cab_ring_new(&o->cab, NULL, &run.producer, err);
-        if (ring == NULL) return false;
+    if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE) {
         run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
-        if (run.pool == NULL) {
-            cab_ring_free(ring);
-            return false;
-        }
-        CabConsumer c = {o->analysis->consume, NULL, run.st};
-        cab_analyzer_register(run.pool, ring, &c, -1);
-        vm_prof_sink = (VmProfSink){&run.producer, NULL, NULL};
+        if (run.pool == NULL) return false;
     }
     run.active = true;
+    vm_threads_set_switch_hook(on_switch);
+    vm_prof_thread_begin(1, -1);
     vm_prof_instrumented = true;
     atexit(finish_atexit);
     return true;
 }
 
+static int write_report(FILE *f, void **st) {
+    for (int i = 0; i < run.opt.nanalyses; i++) {
+        if (i > 0) fputc('\n', f);
+        if (run.opt.analyses[i]->report(st[i], f, fname_cb, NULL) != 0) return -1;
+    }
+    return 0;
+}
+
 int vm_prof_finish(void) {
     if (!run.active) return 0;
     run.active = false;
+    pthread_mutex_lock(&run.lock);
+    run.finished = true;
+    pthread_mutex_unlock(&run.lock);
+    vm_prof_tl = &discard_stream;
+    /* Every other thread is stopped for good (vm_threads_shutdown): close their streams.
+     * A thread stopped inside a wait on its full ring leaves the wait (the analyzer frees
+     * slots) and then parks in its block_end hook without pushing: wait for that before
+     * closing the ring under it. */
+    for (VmProfStream *s = run.streams; s; s = s->next) {
+        while (__atomic_load_n(&s->waiting, __ATOMIC_ACQUIRE)) sched_yield();
+        stream_close(s);
+    }
     if (run.pool != NULL) {
-        /* Close before anything else can emit: finalizers run later go to discard. */
-        vm_prof_sink = (VmProfSink){NULL, discard, NULL};
-        cab_close(&run.producer);
-        cab_analyzer_shutdown(run.pool); /* drains the residue, frees the ring */
+        cab_analyzer_shutdown(run.pool); /* drains every residue, frees the rings */
         run.pool = NULL;
-    } else {
-        vm_prof_sink = (VmProfSink){NULL, discard, NULL};
     }
     fflush(stdout);
-    const ProfAnalysis *a = run.opt.analysis;
+    if (run.opt.stage != VM_STAGE_FULL) return 0; /* nothing analysed: no report */
+    /* One profile: the streams' states merged into the oldest one's. */
+    void *st[VM_PROF_MAX_ANALYSES];
+    VmProfStream *first = NULL;
+    for (VmProfStream *s = run.streams; s; s = s->next) first = s;
+    for (int i = 0; i < run.opt.nanalyses; i++) {
+        st[i] = first->st[i];
+        for (VmProfStream *s = run.streams; s; s = s->next)
+            if (s != first) run.opt.analyses[i]->merge(st[i], s->st[i]);
+    }
     int rc;
     if (run.opt.out == NULL) {
-        rc = a->report(run.st, stderr, fname_cb, NULL);
+        rc = write_report(stderr, st);
     } else {
         /* Atomically: a reader sees the old file or the whole new one. */
         size_t len = strlen(run.opt.out) + 32;
@@ -153,11 +306,9 @@ int vm_prof_finish(void) {
         if (f == NULL) {
             fprintf(stderr, "tandem: cannot write profile '%s': %s\n", tmp, strerror(errno));
             free(tmp);
-            a->close(run.st);
-            run.st = NULL;
             return -1;
         }
-        rc = a->report(run.st, f, fname_cb, NULL);
+        rc = write_report(f, st);
         if (fclose(f) != 0) rc = -1;
         if (rc == 0 && rename(tmp, run.opt.out) != 0) rc = -1;
         if (rc != 0) {
@@ -166,7 +317,38 @@ int vm_prof_finish(void) {
         }
         free(tmp);
     }
-    a->close(run.st);
-    run.st = NULL;
     return rc;
+}
+
+void vm_prof_print_stats(FILE *f) {
+    if (run.streams == NULL) return;
+    const char *stage[] = {"instrument", "enqueue", "communicate", "full"};
+    fprintf(f, "[stats] profile: %s, stage %s, %d stream(s)\n", run.opt.sequential ? "sequential" : "concurrent",
+            stage[run.opt.stage], run.nstreams);
+    CabStats tot = {0};
+    int idx = 0;
+    for (VmProfStream *s = run.streams; s; s = s->next, idx++) {
+        CabStats c = s->stats;
+        if (s->ring == NULL && s->kind != VM_PS_SAMPLING && s->kind != VM_PS_EXHAUSTIVE) {
+            c.produced = c.consumed = s->nword; /* inline: every event is "consumed" at once */
+        }
+        uint64_t dropped = c.skipped + c.lost;
+        char who[48];
+        if (s->carrier >= 0)
+            snprintf(who, sizeof who, "carrier %d", s->carrier);
+        else
+            snprintf(who, sizeof who, "thread %llu", (unsigned long long)s->thread_id);
+        fprintf(f,
+                "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu analyzer %d\n",
+                who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)dropped,
+                (unsigned long long)c.chunks, (unsigned long long)c.blocks, s->analyzer);
+        tot.produced += c.produced;
+        tot.consumed += c.consumed;
+        tot.skipped += dropped;
+        tot.chunks += c.chunks;
+        tot.blocks += c.blocks;
+    }
+    fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu\n",
+            (unsigned long long)tot.produced, (unsigned long long)tot.consumed, (unsigned long long)tot.skipped,
+            (unsigned long long)tot.chunks, (unsigned long long)tot.blocks);
 }

@@ -1,37 +1,65 @@
-/* vm_prof.h: profiling on the VM side: function ids and their names, the event sink the
+/* vm_prof.h: profiling on the VM side: function ids and their names, the event streams the
  * instrumented interpreter writes into, and the run's lifecycle (vm_prof.c).
  *
- * Sink: concurrent analysis pushes every event into the CAB of the native thread that
- * produces it, whose analyzer thread feeds the analysis; sequential analysis hands each
- * event to the analysis's consume function inline. Coroutines run on the native thread that
- * resumes them, so they share its ring. For now the only producing native thread is the
- * main one, so the sink is a single global; a second native thread will need its own ring
- * in thread-local storage (DESIGN.md "CAB invariants"). */
+ * Streams. Every native thread that runs language code while profiling is on (a native
+ * language thread, a carrier, the main thread) has one stream, in thread-local storage:
+ * concurrent analysis gives it a CAB served by one analyzer thread; sequential analysis
+ * gives it analysis states consumed inline. Coroutines run on the native thread that resumes
+ * them and share its stream; green threads share their carrier's, and every switch puts an
+ * EV_THREAD event in it. Reading the thread-local pointer is one %fs-relative load, reloaded
+ * after every call (a green thread may have moved to another carrier during the call). */
 #ifndef VM_PROF_H
 #define VM_PROF_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cab_api.h"
 #include "prof_api.h"
 #include "vm_events.h"
 #include "vm_value.h"
 
-typedef struct VmProfSink {
-    CabProducer *prod;                                       /* concurrent; else NULL */
-    void (*consume)(void *st, const uint64_t *ev, size_t n); /* sequential */
-    void *st;
-} VmProfSink;
+#define VM_PROF_MAX_ANALYSES 8
+
+/* How far events go (-Xprofile.stage): the overhead breakdown of the CAB paper's Fig. 8. */
+typedef enum VmProfStage {
+    VM_STAGE_INSTRUMENT, /* produced and written to one word: no buffer */
+    VM_STAGE_ENQUEUE,    /* pushed into a ring that never blocks; no analyzer runs */
+    VM_STAGE_COMMUNICATE,/* analyzers take the chunks and clear them, but analyse nothing */
+    VM_STAGE_FULL,       /* analysed (default) */
+} VmProfStage;
+
+enum { VM_PS_EXHAUSTIVE, VM_PS_SAMPLING, VM_PS_SEQUENTIAL, VM_PS_WORD };
+
+typedef struct VmProfStream {
+    CabProducer prod;           /* concurrent: this stream's producer (first: the fast path) */
+    int kind;                   /* VM_PS_* */
+    uint64_t word;              /* VM_STAGE_INSTRUMENT: the last event */
+    uint64_t nword;             /* VM_STAGE_INSTRUMENT / sequential: events produced */
+    void *st[VM_PROF_MAX_ANALYSES]; /* analysis states of this stream */
+    CabRing *ring;
+    CabStats stats;             /* final counters (concurrent, once drained) */
+    int analyzer;               /* which analyzer serves it */
+    uint64_t thread_id;         /* the native language thread, or 0 for a carrier */
+    int carrier;                /* the carrier, or -1 */
+    volatile int waiting;       /* inside a wait on a full ring */
+    volatile int done;          /* drained (concurrent) */
+    bool closed;
+    struct VmProfStream *next;
+} VmProfStream;
 
 /* Chosen once before the program starts: true runs vm_execute_instr (vm_interp.c). */
 extern bool vm_prof_instrumented;
-extern VmProfSink vm_prof_sink;
+extern _Thread_local VmProfStream *vm_prof_tl;
+
+void vm_prof_emit_other(VmProfStream *s, uint64_t ev) __attribute__((noinline));
 
 static inline void vm_prof_emit(uint64_t ev) {
-    if (vm_prof_sink.prod != NULL)
-        cab_push(vm_prof_sink.prod, ev);
+    VmProfStream *s = vm_prof_tl;
+    if (__builtin_expect(s->kind == VM_PS_EXHAUSTIVE, 1))
+        cab_push(&s->prod, ev);
     else
-        vm_prof_sink.consume(vm_prof_sink.st, &ev, 1);
+        vm_prof_emit_other(s, ev);
 }
 
 /* Give [p] its function id (the next of a global counter, from 1) and record its display
@@ -43,22 +71,34 @@ uint32_t vm_prof_newid(Proto *p) __attribute__((noinline, cold));
 const char *vm_prof_funcname(uint32_t id);
 
 typedef struct VmProfOptions {
-    const ProfAnalysis *analysis; /* NULL: no profiling */
-    bool sequential;              /* inline analysis instead of CAB + analyzer thread */
+    const ProfAnalysis *analyses[VM_PROF_MAX_ANALYSES]; /* none: no profiling */
+    int nanalyses;
+    bool sequential;              /* inline analysis instead of CABs + analyzer threads */
     CabConfig cab;                /* ring configuration (concurrent), already checked */
     const char *out;              /* report file (written atomically); NULL: stderr */
     int analyzers;                /* analyzer threads (concurrent), >= 1 */
     const int *analyzer_cpus;     /* NULL: not pinned; else one OS CPU per analyzer */
+    VmProfStage stage;
+    unsigned test_delay_us;       /* -Xtest.analyzer_delay: sleep per chunk (tests) */
 } VmProfOptions;
 
-/* Before the program runs: create the ring and analyzer pool (concurrent) or the inline
- * state (sequential) and switch the interpreter to its instrumented loop. Returns false and
- * sets [*err] on failure. */
+/* Before the program runs, on the main thread: start the analyzers (concurrent), give the
+ * calling thread its stream and switch the interpreter to its instrumented loop. Returns
+ * false and sets [*err] on failure. */
 bool vm_prof_start(const VmProfOptions *o, const char **err);
 
-/* After the program ends, normally or not: close the ring, wait for the analyzers to drain
- * it, write the report. Idempotent; also run at exit (os.exit). Returns 0, or -1 if the
- * report could not be written (after saying why on stderr). */
+/* A native thread that will run language code starts / ends its stream (no-ops when not
+ * profiling). [thread_id]: its language thread (0 for a carrier); [carrier]: the carrier's
+ * index or -1. At the end the residue is flushed and analysed. */
+void vm_prof_thread_begin(uint64_t thread_id, int carrier);
+void vm_prof_thread_end(void);
+
+/* After the program ends, normally or not (every other thread stopped for good): close the
+ * rings, wait for the analyzers to drain them, merge and write the report. Idempotent; also
+ * run at exit (os.exit). Returns 0, or -1 if the report could not be written. */
 int vm_prof_finish(void);
+
+/* -Xstats: the streams' counters (after vm_prof_finish). */
+void vm_prof_print_stats(FILE *f);
 
 #endif

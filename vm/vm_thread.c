@@ -29,6 +29,7 @@
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_prof.h"
 #include "vm_threadimpl.h"
 
 volatile uint32_t vm_poll_word;
@@ -366,7 +367,9 @@ static void *native_main(void *arg) {
     vm_ctx_set_current(&t->ctx);
     vm_thread_set_current(t);
     t->S->basestack = gc_native_stack();
+    vm_prof_thread_begin(t->id, -1);
     vm_thread_body(t);
+    vm_prof_thread_end();
     vm_ctx_leave(&t->ctx);
     vm_ctx_set_current(NULL);
     return NULL;

@@ -109,6 +109,53 @@ def main():
         else:
             check(f"os.exit {mode}: profile written", False, path)
 
+    # Threads: every language thread (native) or carrier (green) has its own stream; the
+    # merged profile equals the sequential one, and -Xstats shows produced == consumed.
+    threads_dir = os.path.join(HERE, "..", "threads")
+    models = {"native": ["-Xthreads=native"], "green1": ["-Xthreads=green", "-Xcarriers=1"],
+              "green4": ["-Xthreads=green", "-Xcarriers=4"]}
+    for prog in ("spawn_tree.lua", "pipeline.lua", "mutex_counter.lua", "basics.lua"):
+        for model, margs in models.items():
+            seq = None
+            for mode, extra in (("sequential", ["-Xanalysis=sequential"]), ("concurrent", []),
+                                ("concurrent-small", SMALL_RING)):
+                p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *extra, prog],
+                                   cwd=threads_dir, capture_output=True, text=True, timeout=300)
+                name = f"threads {prog} {model} {mode}"
+                check(f"{name}: exit", p.returncode == 0, f"{p.returncode} {p.stderr[-2000:]!r}")
+                try:
+                    counts, _ = parse(p.stderr)
+                except (StopIteration, AttributeError, KeyError, AssertionError) as e:
+                    check(f"{name}: report", False, f"{e!r} {p.stderr[-2000:]!r}")
+                    continue
+                if seq is None:
+                    seq = counts
+                check(f"{name} == sequential", counts == seq, f"{counts} vs {seq}")
+                m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", p.stderr)
+                check(f"{name}: produced == consumed", m and m.group(1) == m.group(2) and m.group(3) == "0",
+                      m.group(0) if m else p.stderr[-1000:])
+
+    # The deadlock test: analyzers slowed on purpose so producers block on full rings all
+    # the time, while other threads allocate and force collections. It must finish (the
+    # subprocess timeout is the watchdog) with nothing lost.
+    for model, margs in models.items():
+        try:
+            p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
+                                "-Xtest.analyzer_delay=200", "deadlock.lua"],
+                               cwd=HERE, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
+            continue
+        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+) chunks \d+ blocks (\d+)",
+                      p.stderr)
+        check(f"deadlock {model}: finished", p.returncode == 0 and p.stdout == "done\t800400\n",
+              f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
+        check(f"deadlock {model}: nothing lost, producers blocked",
+              m and m.group(1) == m.group(2) and m.group(3) == "0" and int(m.group(4)) > 100,
+              m.group(0) if m else p.stderr[-1500:])
+        counts, _ = parse(p.stderr)
+        check(f"deadlock {model}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
+
     # Bad values: exit 2, a message naming the option and what is valid.
     bad = [
         (["-Xprofile=nope"], ["'nope'", "methodcount"]),
@@ -122,6 +169,17 @@ def main():
         (["-Xprofile=methodcount", "-Xcab.size=13k", "-Xcab.chunk=4k"], ["cab"]),
         (["-Xprofile=methodcount", "-Xcab.size=8k", "-Xcab.chunk=4k"], ["cab"]),
         (["-Xprofile.out="], ["-Xprofile.out"]),
+        (["-Xprofile.stage=most"], ["-Xprofile.stage", "instrument", "communicate"]),
+        (["-Xbuffer=ring"], ["-Xbuffer", "nway", "ffwd"]),
+        (["-Xcab.mode=some"], ["-Xcab.mode", "sampling"]),
+        (["-Xsample.rate=0"], ["-Xsample.rate"]),
+        (["-Xsample.rate=150%"], ["-Xsample.rate"]),
+        (["-Xsample.burst=12"], ["-Xsample.burst"]),
+        (["-Xtest.analyzer_delay=-1"], ["-Xtest.analyzer_delay"]),
+        (["-Xthreads=fibers"], ["-Xthreads", "green"]),
+        (["-Xcarriers=0"], ["-Xcarriers"]),
+        (["-Xanalyzers=x"], ["-Xanalyzers"]),
+        (["-Xaffinity=some"], ["-Xaffinity", "auto", "none"]),
     ]
     for args, words in bad:
         code, out, err = run(tandem, *args, "shape.lua")
@@ -131,7 +189,9 @@ def main():
     # The options are listed.
     code, out, err = run(tandem, "-X")
     check("-X lists the profile options", code == 0 and all(
-        f"-X{o}" in out for o in ("profile", "analysis", "cab.size", "cab.chunk", "profile.out")), out)
+        f"-X{o}" in out for o in ("profile", "analysis", "cab.size", "cab.chunk", "profile.out", "profile.stage",
+                                  "buffer", "cab.mode", "sample.rate", "sample.burst", "threads", "carriers",
+                                  "analyzers", "affinity", "stats")), out)
 
     if failures:
         print("\n".join(failures))
