@@ -17,9 +17,24 @@
 /* Display name of function [id] ("f (prog.lua:3)"); never NULL. */
 typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
+typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND } ProfFormat;
+
+/* How to write a report. */
+typedef struct ProfReportOpts {
+    ProfFormat format;
+    double sample_rate;   /* 1: exhaustive; else counts are estimates: scale by 1/rate, say so */
+    int partial;          /* the program was interrupted (SIGINT/SIGTERM): say the profile is partial */
+    ProfNameFn fname;     /* names of function ids */
+    void *ctx;            /* for fname */
+} ProfReportOpts;
+
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
  * instrumentation is active. */
-#define PROF_NEED_CALL 1u    /* function entries (EV_CALL) */
+#define PROF_NEED_CALL 1u    /* Lua function entries (EV_CALL) */
+#define PROF_NEED_SITE 2u    /* call sites (EV_SITE before each EV_CALL) */
+#define PROF_NEED_RETURN 4u  /* Lua function returns (EV_RETURN) */
+#define PROF_NEED_PATH 8u    /* Ball-Larus paths (EV_PATH) */
+#define PROF_NEED_MEM 16u    /* heap loads and stores (EV_LOAD, EV_STORE) */
 
 /* One state per event stream: a stream is what one producer emits (a native language
  * thread, or a carrier with the green threads it runs, told apart by EV_THREAD events).
@@ -32,8 +47,9 @@ typedef struct ProfAnalysis {
     void *(*open)(void);                                     /* new state; NULL: out of memory */
     void (*consume)(void *st, const uint64_t *ev, size_t n); /* n >= 1 events, in order */
     void (*merge)(void *into, void *from);                   /* add [from]'s profile to [into] */
-    /* Write the report to [out]. Returns 0, or -1 if writing failed. */
-    int (*report)(void *st, FILE *out, ProfNameFn fname, void *ctx);
+    /* Write the report to [out]. Returns 0, -1 if writing failed, -2 if this analysis has
+     * no report in that format (the runtime says so; text and json always exist). */
+    int (*report)(void *st, FILE *out, const ProfReportOpts *o);
     void (*close)(void *st);                                 /* free the state */
 } ProfAnalysis;
 

@@ -36,7 +36,7 @@ static void mc_consume(void *st, const uint64_t *ev, size_t n) {
     MethodCount *mc = st;
     for (size_t i = 0; i < n; i++) {
         if (ev_kind(ev[i]) != EV_CALL) continue;
-        uint64_t id = ev_payload(ev[i]);
+        uint64_t id = ev_call_fid(ev[i]);
         if (id >= mc->cap) grow(mc, (size_t)id);
         mc->counts[id]++;
         mc->total++;
@@ -62,7 +62,9 @@ static int row_cmp(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static int mc_report(void *st, FILE *out, ProfNameFn fname, void *ctx) {
+static int mc_report(void *st, FILE *out, const ProfReportOpts *o) {
+    ProfNameFn fname = o->fname;
+    void *ctx = o->ctx;
     MethodCount *mc = st;
     size_t nfun = 0;
     for (size_t id = 0; id < mc->cap; id++) nfun += mc->counts[id] != 0;

@@ -14,14 +14,36 @@
 
 #include <stdint.h>
 
-/* Kinds. The comment after each lists the payload's arguments in brackets. */
+/* Kinds. The comment after each lists the payload's fields, low bits first.
+ *
+ * Depth: the number of call frames (Lua and C) of the running coroutine chain below and
+ * including the frame that the event belongs to; the main chunk runs at depth 1 of its
+ * thread (resumed coroutines continue their resumer's count, from where they were first
+ * resumed). A call event at depth d ends every frame at depth >= d that the analyzer still
+ * has on its shadow stack (frames left by errors, tail calls), so analyzers need no
+ * return events to keep calling contexts right. Frames of C functions emit no events: a
+ * gap in depth is a C frame. */
 typedef enum EvKind {
     EV_NONE = 0, /* never produced: an event word of 0 is the CAB's CLEAR */
-    EV_CALL,     /* function entry [function id] */
+    EV_CALL,     /* Lua function entry [function id:32 | depth:24] */
     EV_THREAD,   /* the following events come from language thread [thread id] (first event
                     of every stream; on every green-thread switch) */
+    EV_SITE,     /* the next EV_CALL is made from [pc:32] (instruction index in the calling
+                    Lua function; 0xffffffff: not from Lua code); only with PROF_NEED_SITE */
+    EV_RETURN,   /* the Lua frame at [depth:24] returns; only with PROF_NEED_RETURN */
+    EV_PATH,     /* a Ball-Larus path of function [function id:24] ended: [path number:32]
+                    at bits 24..55; only with PROF_NEED_PATH */
+    EV_LOAD,     /* heap load at [address:48]; only with PROF_NEED_MEM */
+    EV_STORE,    /* heap store at [address:48]; only with PROF_NEED_MEM */
     EV__COUNT
 } EvKind;
+
+/* Field helpers of EV_CALL and EV_PATH. */
+static inline uint32_t ev_call_fid(uint64_t ev) { return (uint32_t)ev; }
+static inline uint32_t ev_call_depth(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
+static inline uint32_t ev_path_fid(uint64_t ev) { return (uint32_t)ev & 0xffffffu; }
+static inline uint32_t ev_path_number(uint64_t ev) { return (uint32_t)(ev >> 24); }
+#define EV_DEPTH_MAX 0xffffffu  /* deeper frames saturate */
 
 /* The payload is 56 bits: kind in the top byte. */
 #define EV_KIND_SHIFT 56

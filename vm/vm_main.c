@@ -37,6 +37,7 @@ static const XOption xoptions[] = {
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread"},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)"},
     {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)"},
+    {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind"},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed"},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward"},
     {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: bursts of a fraction of chunks, never blocks"},
@@ -74,6 +75,7 @@ typedef struct Options {
     int analyzers;               /* 0: default (1) */
     bool affinity_none;
     bool stats;
+    int format;                  /* ProfFormat */
 } Options;
 
 /* Integer option value in [lo, hi]; false if malformed. */
@@ -216,6 +218,15 @@ static bool parse_xoption(const char *arg, Options *opt) {
             return false;
         }
         opt->profile_out = val;
+    } else if (strcmp(o->name, "profile.format") == 0) {
+        static const char *formats[] = {"text", "json", "folded", "callgrind", NULL};
+        int k = 0;
+        while (formats[k] && (val == NULL || strcmp(formats[k], val) != 0)) k++;
+        if (formats[k] == NULL) {
+            fprintf(stderr, "tandem: bad value '%s' for -Xprofile.format; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+        opt->format = k;
     } else if (strcmp(o->name, "profile.stage") == 0 || strcmp(o->name, "buffer") == 0 ||
                strcmp(o->name, "cab.mode") == 0) {
         static const char *stages[] = {"instrument", "enqueue", "communicate", "full", NULL};
@@ -572,7 +583,7 @@ int main(int argc, char **argv) {
     print_stats = opt.stats;
     VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
                           pinned ? placement.analyzer_cpus : NULL, (VmProfStage)(opt.stage ? opt.stage - 1 : VM_STAGE_FULL),
-                          opt.test_delay_us};
+                          opt.test_delay_us, (ProfFormat)opt.format};
     for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {

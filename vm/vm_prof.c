@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,9 +241,40 @@ static void finish_atexit(void) {
     vm_prof_finish();
 }
 
+/* SIGINT/SIGTERM while profiling: the profile is still written, whole and marked partial.
+ * The signals are blocked in every thread (the mask is inherited) and taken by this thread
+ * with sigwait, so the work happens in a normal thread, not in a signal handler: stop the
+ * world for good, write the profile, then die of the same signal's default action. */
+static sigset_t stop_signals;
+static volatile int partial;
+
+static void *signal_main(void *arg) {
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    partial = 1;
+    vm_threads_shutdown(NULL);
+    vm_prof_finish();
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+static void start_signal_thread(void) {
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, signal_main, NULL) == 0) pthread_detach(t);
+}
+
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
     if (o->nanalyses == 0) return true;
     run.opt = *o;
+    start_signal_thread(); /* first: every thread created later inherits the blocked mask */
     if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE) {
         run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
         if (run.pool == NULL) return false;
@@ -256,14 +288,33 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 }
 
 static int write_report(FILE *f, void **st) {
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL};
+    if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
     for (int i = 0; i < run.opt.nanalyses; i++) {
-        if (i > 0) fputc('\n', f);
-        if (run.opt.analyses[i]->report(st[i], f, fname_cb, NULL) != 0) return -1;
+        if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
+        int rc = run.opt.analyses[i]->report(st[i], f, &ro);
+        if (rc == -2) {
+            fprintf(stderr, "tandem: %s has no report in this -Xprofile.format\n", run.opt.analyses[i]->name);
+            continue;
+        }
+        if (rc != 0) return -1;
     }
     return 0;
 }
 
+/* Serialises the end: the main thread, exit handlers and the signal thread may all get
+ * here; the first does the work, the others wait for it. */
+static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
+static int finish_locked(void);
+
 int vm_prof_finish(void) {
+    pthread_mutex_lock(&finish_lock);
+    int rc = finish_locked();
+    pthread_mutex_unlock(&finish_lock);
+    return rc;
+}
+
+static int finish_locked(void) {
     if (!run.active) return 0;
     run.active = false;
     pthread_mutex_lock(&run.lock);

@@ -80,6 +80,7 @@ typedef struct VmProfOptions {
     const int *analyzer_cpus;     /* NULL: not pinned; else one OS CPU per analyzer */
     VmProfStage stage;
     unsigned test_delay_us;       /* -Xtest.analyzer_delay: sleep per chunk (tests) */
+    ProfFormat format;            /* -Xprofile.format */
 } VmProfOptions;
 
 /* Before the program runs, on the main thread: start the analyzers (concurrent), give the

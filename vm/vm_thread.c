@@ -845,9 +845,8 @@ static void report_op(void *arg) {
 }
 
 void vm_threads_shutdown(State *S) {
-    static bool done;
-    if (done || main_thread == NULL) return;
-    done = true;
+    static int done;
+    if (main_thread == NULL || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return;
     vm_green_stop_timers();
     Ctx *self = vm_ctx_current();
     world_stop(self);
