@@ -168,6 +168,10 @@ static int resume(State *S, State *co, int nargs) {
     co->nCcalls = S->nCcalls + 1;
     co->resumer = S;
     co->basestack = S->basestack; /* it runs in our language thread */
+    /* Call depths continue the first resumer's (vm_state.h); the coroutine's frame records
+     * are made after this, so they are consistent with it. */
+    if (co->costatus == CO_SUSPENDED_NEW && co->ci == &co->base_ci && co->base_ci.next == NULL)
+        co->base_ci.depth = S->ci->depth;
     S->costatus = CO_NORMAL;
     if (co->costatus == CO_SUSPENDED_NEW) starting = co;
     co->costatus = CO_RUNNING;

@@ -137,6 +137,8 @@ CallInfo *vm_extend_ci(State *S) {
     S->ci->next = ci;
     ci->prev = S->ci;
     ci->next = NULL;
+    /* A frame record keeps its place in the list for life, so its depth never changes. */
+    ci->depth = S->ci->depth + 1;
     return ci;
 }
 

@@ -57,6 +57,9 @@ typedef struct CallInfo {
     const Instr *savedpc;      /* Lua: next instruction, saved whenever the frame calls out */
     int32_t nresults;          /* results the caller wants, VM_MULTRET for all */
     int32_t nextra;            /* vararg Lua functions: number of extra arguments */
+    int32_t depth;             /* frames below this one in the coroutine chain (base_ci: 0, or
+                                  the resumer's depth at a coroutine's first resume); fixed
+                                  per record (vm_extend_ci), used by call events */
     uint16_t callstatus;
 } CallInfo;
 
