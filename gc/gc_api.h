@@ -1,13 +1,14 @@
 /* gc_api.h: the one allocation interface of the VM, on Boehm GC (gc_boehm.c is the only
  * file that includes Boehm's header).
  *
- * When collections happen. Boehm's own allocation-triggered collections are switched off:
- * a collection stops the world by signals at arbitrary instructions, and the runtime wants
- * every collection to happen with every language thread at a safepoint or blocked. So this
- * layer only decides that a collection is due (allocation volume, heap cap, stress mode,
- * an explicit request) and calls the collect hook the VM installs; the hook brings the
- * world to a safepoint and calls gc_collect_now(). Without a hook (unit tests, a single
- * thread) gc_collect_now() is called directly. */
+ * When collections happen. Boehm stops the world by signals at arbitrary instructions, and
+ * the runtime wants every collection to happen with every language thread at a safepoint or
+ * blocked. With one thread that holds trivially, and Boehm's own policy decides. Once there
+ * are several (gc_use_vm_trigger), Boehm's allocation-triggered collections are switched
+ * off: this layer decides that a collection is due (allocation volume, heap cap, stress
+ * mode, an explicit request) and calls the collect hook the VM installs; the hook brings the
+ * world to a safepoint and calls gc_collect_now(). Without a hook (unit tests)
+ * gc_collect_now() is called directly. */
 #ifndef GC_API_H
 #define GC_API_H
 
@@ -48,6 +49,11 @@ void gc_collect_now(void);
 
 /* The hook that gc_collect and the allocation trigger call; NULL: collect directly. */
 void gc_set_collect_hook(void (*hook)(void));
+
+/* From now on (for good) collections are decided here and run through the hook, never by
+ * Boehm inside an allocation: call it before a second thread starts running VM code. Until
+ * then Boehm's own policy decides, in the one thread's allocations. */
+void gc_use_vm_trigger(void);
 
 /* Bytes in use in the heap (approximate, for collectgarbage("count")). */
 size_t gc_heap_used(void);

@@ -1,9 +1,11 @@
 /* gc_boehm.c: gc_api.h on Boehm GC; the only file that includes Boehm's headers.
  *
- * Collections. Boehm's automatic collection is off (GC_set_disable_automatic_collection):
- * allocation only counts, and once enough has been allocated since the last collection
- * (or the heap cap is hit, or stress mode says so) it calls the VM's collect hook, which
- * brings every language thread to a safepoint and calls gc_collect_now. See gc/README.md.
+ * Collections. While a single thread runs VM code, Boehm collects on its own inside that
+ * thread's allocations (nothing else needs stopping). Once the VM runs several
+ * (gc_use_vm_trigger), Boehm's automatic collection is off: allocation only counts, and
+ * once enough has been allocated since the last collection (or the heap cap is hit, or
+ * stress mode says so) it calls the VM's collect hook, which brings every language thread
+ * to a safepoint and calls gc_collect_now. See gc/README.md.
  *
  * Stacks follow the verified recipe of ../shared/notes/dependencies.md section 2: the
  * recorded stack bottom of a native thread is moved to the stack it switches to
@@ -41,6 +43,8 @@ static _Thread_local unsigned stress_count;
 static _Thread_local unsigned check_count;
 /* Allocation volume since the last collection that triggers the next one. */
 static atomic_size_t trigger_bytes = 4u << 20;
+static atomic_size_t free_at_gc, heap_at_gc; /* heap figures right after the last collection */
+static atomic_bool vm_trigger;                /* our trigger instead of Boehm's */
 static unsigned free_space_divisor = 8;
 
 /* Runs in the collecting thread with the world stopped: must not allocate or lock. */
@@ -94,13 +98,18 @@ static void GC_CALLBACK warn(char *msg, GC_word arg) {
 static void set_trigger(void) {
     GC_word heap = 0, free_bytes = 0;
     GC_get_heap_usage_safe(&heap, &free_bytes, NULL, NULL, NULL);
-    /* As Boehm's own trigger with free-space divisor D: collect once about 2/D of the live
-     * heap has been allocated (D = 8 keeps peak memory of allocation-heavy programs within
-     * 2x lua5.4's for a few percent of time), and never more often than every 4 MB. */
+    /* Boehm's own policy with free-space divisor D, which collects when an allocation finds
+     * no free memory and 2/D of the live heap has been allocated since the last collection
+     * (otherwise it grows the heap): here, a collection is due once that volume has been
+     * allocated and either the heap has grown or as much as was free has been allocated.
+     * D = 8 keeps peak memory of allocation-heavy programs within 2x lua5.4's for a few
+     * percent of time. */
     size_t live = (size_t)(heap - free_bytes);
     size_t t = 2 * live / free_space_divisor;
-    if (t < (4u << 20)) t = 4u << 20;
+    if (t < (256u << 10)) t = 256u << 10;
     atomic_store_explicit(&trigger_bytes, t, memory_order_relaxed);
+    atomic_store_explicit(&free_at_gc, (size_t)free_bytes, memory_order_relaxed);
+    atomic_store_explicit(&heap_at_gc, (size_t)heap, memory_order_relaxed);
 }
 
 void gc_init(void) {
@@ -113,7 +122,6 @@ void gc_init(void) {
     const char *d = getenv("GC_FREE_SPACE_DIVISOR");
     if (d != NULL && atoi(d) > 0) free_space_divisor = (unsigned)atoi(d);
     GC_set_free_space_divisor(free_space_divisor);
-    GC_set_disable_automatic_collection(1);
     GC_set_warn_proc(warn);
     GC_allow_register_threads();
     prev_push = GC_get_push_other_roots();
@@ -123,6 +131,12 @@ void gc_init(void) {
 }
 
 void gc_set_collect_hook(void (*hook)(void)) { collect_hook = hook; }
+
+void gc_use_vm_trigger(void) {
+    if (atomic_exchange(&vm_trigger, true)) return;
+    set_trigger();
+    GC_set_disable_automatic_collection(1);
+}
 
 void gc_collect_now(void) {
     GC_gcollect();
@@ -146,9 +160,16 @@ static inline void before_alloc(size_t n) {
         gc_collect();
         return;
     }
-    if (__builtin_expect((++check_count & 63) == 0 || n >= 65536, 0) &&
-        GC_get_bytes_since_gc() >= atomic_load_explicit(&trigger_bytes, memory_order_relaxed))
-        gc_collect();
+    /* Explicitly freed blocks (a table's old array after a resize) count against the
+     * volume, as in Boehm's own trigger. */
+    if (atomic_load_explicit(&vm_trigger, memory_order_relaxed) &&
+        __builtin_expect((++check_count & 63) == 0 || n >= 65536, 0)) {
+        size_t since = GC_get_bytes_since_gc() - GC_get_expl_freed_bytes_since_gc();
+        if (since >= atomic_load_explicit(&trigger_bytes, memory_order_relaxed) &&
+            (since >= atomic_load_explicit(&free_at_gc, memory_order_relaxed) ||
+             GC_get_heap_size() > atomic_load_explicit(&heap_at_gc, memory_order_relaxed)))
+            gc_collect();
+    }
 }
 
 void *gc_alloc(size_t n) {

@@ -331,6 +331,7 @@ static bool started;
 static const char *start_carriers(void) {
     if (started) return NULL;
     started = true;
+    gc_use_vm_trigger(); /* the main thread and the carriers: collections only at safepoints */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

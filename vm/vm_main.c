@@ -498,6 +498,8 @@ static void stats_report(void) {
     char topo[512];
     cab_topology_describe(topo, sizeof topo);
     fprintf(stderr, "[stats] %s\n", topo);
+    fprintf(stderr, "[stats] gc: %llu collections, %.1f MB in use at exit\n", (unsigned long long)gc_count(),
+            (double)gc_heap_used() / (1 << 20));
     const VmThreadOptions *to = vm_threads_options();
     if (to->model == VM_THREADS_GREEN)
         fprintf(stderr, "[stats] threads: green on %d carrier(s), slice %.0f ms\n", to->carriers, to->slice * 1000);
