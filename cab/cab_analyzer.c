@@ -18,7 +18,8 @@
  *
  * Idle analyzers back off: pause, then sched_yield, then sleeps doubling up to 50 us, the
  * time a producer at ~1 G events/s needs to fill 1/40 of a 2 MiB ring, so a sleeping
- * analyzer wakes long before the producer has to block. */
+ * analyzer wakes long before the producer has to block. The time spent backing off is the
+ * rings' idle_ns (CabStats), measured only while idle. */
 #include "cab_internal.h"
 
 #include <errno.h>
@@ -39,6 +40,7 @@
 typedef struct Served {
     CabRing *ring; /* owned by the analyzer from registration until it frees it */
     CabConsumer c;
+    uint64_t since; /* ns when the analyzer picked it up: idle time before is not its own */
 } Served;
 
 typedef struct Analyzer {
@@ -76,9 +78,17 @@ static bool grow(Served **v, size_t *cap, size_t need) {
     return true;
 }
 
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void pick_up(Analyzer *a) {
+    uint64_t t = now_ns();
     pthread_mutex_lock(&a->mu);
     if (grow(&a->rings, &a->cap, a->n + a->nin)) {
+        for (size_t i = 0; i < a->nin; i++) a->incoming[i].since = t;
         memcpy(a->rings + a->n, a->incoming, a->nin * sizeof *a->incoming);
         a->n += a->nin;
         a->nin = 0;
@@ -110,6 +120,7 @@ static void *analyzer_main(void *arg) {
         if (rc) fprintf(stderr, "cab: cannot bind analyzer to cpu %d: %s\n", a->cpu, strerror(rc));
     }
     unsigned idle = 0;
+    uint64_t idle_mark = 0; /* while idle: end of the time already credited to the rings */
     for (;;) {
         if (__atomic_load_n(&a->waiting, __ATOMIC_ACQUIRE)) pick_up(a);
         size_t progress = 0;
@@ -134,7 +145,18 @@ static void *analyzer_main(void *arg) {
         if (__atomic_load_n(&a->pool->stop, __ATOMIC_ACQUIRE) && a->n == 0 &&
             __atomic_load_n(&a->load, __ATOMIC_ACQUIRE) == 0)
             break;
+        /* Idle time (CabStats.idle_ns): from the end of the first round that found nothing
+         * to the end of the last backoff, credited to every ring served meanwhile after
+         * each backoff. Clock reads only while idle; a busy analyzer reads none. */
+        if (idle == 0) idle_mark = now_ns();
         backoff(idle++);
+        uint64_t t = now_ns();
+        for (size_t i = 0; i < a->n; i++) {
+            Served *s = &a->rings[i];
+            uint64_t from = s->since > idle_mark ? s->since : idle_mark;
+            if (t > from) cab_ring_add_idle_ns(s->ring, t - from);
+        }
+        idle_mark = t;
     }
     return NULL;
 }
@@ -184,7 +206,7 @@ int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *
         fprintf(stderr, "cab: out of memory registering a ring\n");
         abort();
     }
-    a->incoming[a->nin++] = (Served){r, *c};
+    a->incoming[a->nin++] = (Served){r, *c, 0}; /* since: set at pick-up */
     /* The mutex orders the ring's creation (plain stores) before the analyzer's use. */
     __atomic_store_n(&a->waiting, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&a->mu);

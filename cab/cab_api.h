@@ -181,6 +181,26 @@ static inline void cab_push(CabProducer *p, uint64_t ev) {
     p->cur = slot + 1;
 }
 
+/* Register form of cab_push, for code that keeps the cursor in a register across pushes (a
+ * loop that produces many events, JIT-compiled code between two safepoints, benchmarks).
+ * [cur] is the caller's copy of p->cur; the result is the new one. The caller loads it
+ * (cur = p->cur) before the first push and stores it back (p->cur = cur) before anything
+ * else uses [p]: cab_push, cab_flush, cab_close, cab_producer_count. The slow path stores the
+ * cursor itself, calls cab_push_slow and hands back the cursor it left.
+ * Fast path, 5 instructions (cab/README.md "Generated code"):
+ *     mov (cur),tmp; test tmp,tmp; jne .slow; mov ev,(cur); add $8,cur
+ * cab_push is this plus the load and store of p->cur, which the compiler cannot keep in a
+ * register: the acquire load makes it reload p->cur (another thread may have written it). */
+static inline uint64_t *cab_push_r(CabProducer *p, uint64_t *cur, uint64_t ev) {
+    if (__builtin_expect(__atomic_load_n(cur, __ATOMIC_ACQUIRE) != CAB_CLEAR, 0)) {
+        p->cur = cur;
+        cab_push_slow(p, ev);
+        return p->cur;
+    }
+    __atomic_store_n(cur, ev, __ATOMIC_RELEASE);
+    return cur + 1;
+}
+
 /* Sampling push: never blocks, never looks for CLEAR; only MAGIC (end of ring) leaves the
  * fast path. Relaxed load: the producer learns nothing from the consumer in this mode. */
 static inline void cab_push_sampling(CabProducer *p, uint64_t ev) {
@@ -237,16 +257,36 @@ void cab_close(CabProducer *p);
  * during the call. Runs on the consumer thread; must not push into the same ring. */
 typedef void (*CabConsumeFn)(void *ctx, const uint64_t *events, size_t n);
 
-/* Counters. Producer-side fields are exact once the ring is closed (before that, 0). */
+/* Counters, for -Xstats and the benchmarks. Producer-side fields (marked P) are published
+ * by cab_close and are 0 before it; consumer-side fields (C) are exact on the consumer
+ * thread at any time, and for anyone once the ring is done. Exhaustive mode proves that
+ * nothing was lost with produced == consumed; sampling mode with
+ * produced == consumed + skipped + lost.
+ * Times are CLOCK_MONOTONIC nanoseconds. None of these costs anything on the producer's fast
+ * path: the produced count comes from the cursor, the rest is counted on slow paths. */
 typedef struct CabStats {
-    uint64_t produced; /* events pushed (producer, published at close) */
-    uint64_t consumed; /* events handed to the consume function */
-    uint64_t skipped;  /* sampling: events left unread by choice (unsampled chunks, past the burst) */
-    uint64_t lost;     /* sampling: overwritten before being read = produced - consumed - skipped
-                          (at close); exhaustive: always 0 */
-    uint64_t chunks;   /* chunks (NWAY: buffers) taken by the consumer, partial ones included */
-    uint64_t blocks;   /* times the producer found the ring full and waited (producer) */
-    uint64_t flushes;  /* cab_flush calls, cab_close's included (producer) */
+    uint64_t produced; /* P: events pushed */
+    uint64_t consumed; /* C: events handed to the consume function */
+    uint64_t skipped;  /* C, sampling: events left unread by choice (unsampled chunks, the
+                          part of a sampled chunk past its burst); exhaustive: 0 */
+    uint64_t lost;     /* C, sampling: overwritten before being read = produced - consumed -
+                          skipped (set once the ring is done); exhaustive: 0 */
+    uint64_t dropped;  /* C, sampling: skipped + lost, the events that were not analysed;
+                          exhaustive: 0 */
+    uint64_t chunks;   /* C: chunks taken by the consumer, partial ones (flush) included;
+                          NWAY: buffers; FFWD: cache lines */
+    uint64_t blocks;   /* P: times the producer found the ring full and waited (exhaustive
+                          only; sampling never waits). Every wait counts, short or long */
+    uint64_t hooked_blocks; /* P: the blocks that outlasted the spin: block_begin/block_end
+                          were called once around each (<= blocks) */
+    uint64_t blocked_ns; /* P: time the producer spent in those waits, spin included,
+                          measured around each wait (two clock reads per block) */
+    uint64_t idle_ns;  /* C: time the consumer thread spent with nothing to consume. For a
+                          ring served by an analyzer thread (cab_analyzer_register): the time
+                          that thread spent idle, with nothing ready in any of its rings,
+                          while it served this ring. Other consumers report it through
+                          cab_ring_add_idle_ns */
+    uint64_t flushes;  /* P: cab_flush calls, cab_close's included */
 } CabStats;
 
 /* Consume what is ready, at most [max_chunks] chunks (0: no limit), passing events to
@@ -260,6 +300,10 @@ bool cab_ring_done(CabRing *r);
 
 /* Counters as seen from the consumer thread (or from anyone after both sides are done). */
 CabStats cab_ring_stats(const CabRing *r);
+
+/* Add [ns] to the ring's idle_ns: for a consumer loop of one's own (the analyzer threads do
+ * it themselves). Consumer thread only. */
+void cab_ring_add_idle_ns(CabRing *r, uint64_t ns);
 
 /* Check the ring's invariants from the consumer thread while the producer is stopped (or
  * from a test): every slot outside the unconsumed window is CLEAR, MAGIC sits after the

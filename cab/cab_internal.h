@@ -32,14 +32,17 @@ struct CabRing {
                                            last flush: release store / acquire load */
     uint32_t closed;                    /* 1 after cab_close: release store / acquire load,
                                            stored after flushed and the producer stats */
-    uint64_t p_produced, p_blocks, p_flushes; /* producer's counters: plain, written before
-                                           the release of [closed], read after its acquire */
+    uint64_t p_produced, p_blocks, p_hooked, p_blocked_ns, p_flushes; /* producer's counters:
+                                           plain, written before the release of [closed],
+                                           read after its acquire */
     uint64_t blocks_live;               /* producer-private running counts */
+    uint64_t hooked_live, blocked_ns_live;
     uint64_t flushes_live;
 
     /* ---- consumer-private ---- */
     alignas(CAB_LINE) uint64_t cabs; /* absolute position of the consumer */
     uint64_t consumed, skipped, lost, chunks;
+    uint64_t idle_ns;                /* cab_ring_add_idle_ns */
     uint64_t sample_acc;             /* sampling: 32.32 accumulator of sample_rate */
     bool ffwd_need_safe;             /* FFWD: stopped at the dangerous distance */
     bool finished;                   /* closed and drained; stats final */
@@ -50,8 +53,9 @@ struct CabRing {
  * written. */
 extern uint64_t cab_redirect_word;
 
-/* Wait until *[w] is 0 (CLEAR / EMPTY), acquire: spin briefly, then call the block hooks
- * around a yield/sleep loop. Counts one block. Producer thread only. */
+/* Wait until *[w] is 0 (CLEAR / EMPTY), acquire: spin briefly (CAB_SPIN polls), then call
+ * the block hooks around a yield/sleep loop that polls the same word. Counts one block, its
+ * time and, past the spin, one hooked block. Producer thread only. */
 void cab_wait_zero(CabRing *r, const uint64_t *w);
 
 /* Relaxed/acquire/release helpers, so each use site names its order. */

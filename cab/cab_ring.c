@@ -81,6 +81,21 @@
  *   flush and still needs the consumer to be told, since its guard is two chunks ahead;
  *   (2) handing the partial chunk over by copying it: a copy on the producer thread.
  *
+ * ---- Blocking (cab_wait_zero, shared by the three transports) ----
+ *
+ *   A producer that finds its slot (NWAY: its next buffer's state word) not CLEAR:
+ *     1. spins: CAB_SPIN polls of the resume slot with a pause between (~35 us on the
+ *        project's Zen 4: 1024 x ~33 ns), about the time a consumer needs to free two
+ *        128 KiB chunks. Most waits end here on two dedicated cores. No hook is called.
+ *     2. calls hooks.block_begin(ctx) once, on the producer thread: from here on the VM
+ *        counts the thread as being at a safepoint;
+ *     3. polls the same slot until CLEAR: CAB_YIELDS sched_yields, then nanosleeps from 1 us
+ *        doubling up to CAB_SLEEP_MAX_NS;
+ *     4. calls hooks.block_end(ctx) once, on the producer thread, before it stores.
+ *   Counted (CabStats): every wait in [blocks], those that reached step 2 in
+ *   [hooked_blocks], and the time of steps 1-4 in [blocked_ns] (one clock read at the start
+ *   and one at the end of the wait; nothing on the fast path).
+ *
  * ---- Sampling ----
  *
  *   The producer only looks for MAGIC (cab_push_sampling) and overwrites freely. The
@@ -99,9 +114,10 @@
 #include <string.h>
 #include <time.h>
 
-/* Spins before the block hooks: about a microsecond of pause instructions, the time a
- * consumer needs to clear a few batches; past that the wait is long enough to tell the
- * runtime (paper Figure 3(b): spin_wait, then cooperate). */
+/* Polls before the block hooks, a pause between two: ~35 us on Zen 4, where a pause takes
+ * ~33 ns (measured; Intel cores before Skylake take ~10 cycles, so ~3 us there). About the
+ * time a consumer at 2 G events/s needs to free two 128 KiB chunks; a wait longer than that
+ * is long enough to tell the runtime (paper Figure 3(b): spin_wait, then cooperate). */
 #define CAB_SPIN 1024
 /* Yields before sleeping, then sleeps doubling from 1 us up to CAB_SLEEP_MAX_NS. */
 #define CAB_YIELDS 16
@@ -329,12 +345,25 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void cab_wait_zero(CabRing *r, const uint64_t *w) {
     r->blocks_live++;
+    uint64_t t0 = now_ns();
     for (int i = 0; i < CAB_SPIN; i++) {
-        if (load_acq(w) == 0) return; /* D: pairs with the consumer's release clear (C) */
+        if (load_acq(w) == 0) { /* D: pairs with the consumer's release clear (C) */
+            r->blocked_ns_live += now_ns() - t0;
+            return;
+        }
         cpu_relax();
     }
+    /* A long wait: tell the runtime (the producer now counts as being at a safepoint). The
+     * hooks are called here only, never during the spin above, and always in pairs. */
+    r->hooked_live++;
     if (r->hooks.block_begin) r->hooks.block_begin(r->hooks.ctx);
     long ns = 1000;
     for (int k = 0; load_acq(w) != 0; k++) { /* D, as above */
@@ -347,6 +376,8 @@ void cab_wait_zero(CabRing *r, const uint64_t *w) {
         }
     }
     if (r->hooks.block_end) r->hooks.block_end(r->hooks.ctx);
+    r->blocked_ns_live += now_ns() - t0; /* the hooks' own time included: the producer was
+                                            held up by the full ring all along */
 }
 
 /* The slot a producer blocked at [slot] polls: R chunks ahead (file header, "Resume
@@ -419,6 +450,8 @@ void cab_close(CabProducer *p) {
     uint64_t n = cab_producer_count(p);
     r->p_produced = n;
     r->p_blocks = r->blocks_live;
+    r->p_hooked = r->hooked_live;
+    r->p_blocked_ns = r->blocked_ns_live;
     r->p_flushes = r->flushes_live;
     __atomic_store_n(&r->closed, 1, __ATOMIC_RELEASE); /* E: pairs with H */
     p->final = n;
@@ -436,12 +469,16 @@ static bool is_closed(const CabRing *r) {
 }
 
 /* Hand slots [idx, idx+n) (no wrap inside) to [fn] batch by batch, clearing each batch
- * right after the call. */
+ * right after the call. The clearing loop is unrolled by a cache line: gcc neither unrolls
+ * it nor merges the atomic stores by itself, and the loop's own add/cmp/jne per slot made the
+ * two-core CAB about 1.5-2x slower (bench/cab, consumer-bound). Prefetching the next lines
+ * for writing (prefetchw) was tried as well and was slower. */
 static void take_span(CabRing *r, size_t idx, size_t n, CabConsumeFn fn, void *ctx) {
     uint64_t *s = r->slots + idx;
     while (n > 0) {
         size_t k = n < CAB_BATCH_SLOTS ? n : CAB_BATCH_SLOTS;
         fn(ctx, s, k);
+#pragma GCC unroll 8
         for (size_t i = 0; i < k; i++) store_rel(&s[i], CAB_CLEAR); /* C: pairs with D */
         s += k;
         n -= k;
@@ -572,14 +609,20 @@ CabStats cab_ring_stats(const CabRing *r) {
     s.consumed = r->consumed;
     s.skipped = r->skipped;
     s.lost = r->lost;
+    s.dropped = r->skipped + r->lost;
     s.chunks = r->chunks;
+    s.idle_ns = r->idle_ns;
     if (is_closed(r)) { /* H: the producer's plain stores below are visible */
         s.produced = r->p_produced;
         s.blocks = r->p_blocks;
+        s.hooked_blocks = r->p_hooked;
+        s.blocked_ns = r->p_blocked_ns;
         s.flushes = r->p_flushes;
     }
     return s;
 }
+
+void cab_ring_add_idle_ns(CabRing *r, uint64_t ns) { r->idle_ns += ns; }
 
 const char *cab_ring_check(const CabRing *r, const CabProducer *p) {
     if (r->cfg.transport != CAB_TRANSPORT_CAB || r->cfg.mode != CAB_MODE_EXHAUSTIVE) return NULL;

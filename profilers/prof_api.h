@@ -19,6 +19,29 @@ typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
 typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND } ProfFormat;
 
+/* A Ball-Larus path decoded (pathprof): the basic blocks it went through, in order, and the
+ * source lines of their instructions (consecutive repeats dropped). Blocks are numbered in
+ * code order from 0 (the function's entry). The caller gives the buffers; [nblocks] and
+ * [nlines] are the full lengths, which may exceed [maxblocks] / [maxlines] (then only that
+ * many were written: call again with larger buffers). Line 0: no line information. */
+#define PROF_PATH_START_LOOP 1u /* starts after a back edge (at a loop head) or a cut edge,
+                                   not at the function's entry */
+#define PROF_PATH_END_BACK 2u   /* ends at a back edge (else at a return or tail call) */
+#define PROF_PATH_END_CUT 4u    /* ends at a cut edge: the function has more paths than fit 32
+                                   bits, and forward edges were cut to number it in pieces */
+typedef struct ProfPath {
+    uint32_t *blocks;
+    int maxblocks;
+    uint32_t *lines;
+    int maxlines;
+    int nblocks, nlines; /* out */
+    unsigned flags;      /* out: PROF_PATH_* */
+} ProfPath;
+
+/* Decodes path number [path] of function [id] into [*out]. Returns 0, or -1 if the function
+ * or the number is unknown. */
+typedef int (*ProfDecodePathFn)(uint32_t id, uint32_t path, ProfPath *out, void *ctx);
+
 /* How to write a report. */
 typedef struct ProfReportOpts {
     ProfFormat format;
@@ -26,6 +49,7 @@ typedef struct ProfReportOpts {
     int partial;          /* the program was interrupted (SIGINT/SIGTERM): say the profile is partial */
     ProfNameFn fname;     /* names of function ids */
     void *ctx;            /* for fname */
+    ProfDecodePathFn decode_path; /* Ball-Larus paths (pathprof); NULL: numbers only */
 } ProfReportOpts;
 
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
@@ -53,14 +77,43 @@ typedef struct ProfAnalysis {
     void (*close)(void *st);                                 /* free the state */
 } ProfAnalysis;
 
-/* The analyses. */
+/* The analyses, and the report formats each has (others: report returns -2).
+ *   methodcount  calls per function                      text json callgrind
+ *   callgraph    caller -> callee edges with call sites   text json callgrind
+ *   calltree     calling context tree; depth-two patterns text json folded
+ *   cachesim     L1/L2 cache simulation of heap accesses  text json
+ *   pathprof     Ball-Larus paths, decoded to blocks/lines text json
+ * JSON: one document per analysis and report, ending with a newline, with the members
+ * "analysis", "version", "sample_rate", "estimated", "partial"; counts in it are the
+ * observed ones (divide by sample_rate to estimate). Text, folded and callgrind counts are
+ * estimates scaled by 1/sample_rate when sampled (text and callgrind say so). */
 extern const ProfAnalysis prof_methodcount;
+extern const ProfAnalysis prof_callgraph;
+extern const ProfAnalysis prof_calltree;
+extern const ProfAnalysis prof_cachesim;
+extern const ProfAnalysis prof_pathprof;
+
+/* Cache simulator geometry and policy (-Xcachesim.l1, -Xcachesim.l2, -Xcachesim.policy),
+ * for states opened afterwards (call it before the program starts). [l1], [l2]:
+ * "SIZE:WAYS", SIZE in bytes with an optional k, m or g suffix (binary: 32k = 32768; "kb" too), e.g.
+ * "32k:4" (the default L1) and "512k:8" (the default L2); lines are 64 bytes; the size must
+ * be a power-of-two number of lines, WAYS must divide it, and L2 must be at least L1 (the
+ * hierarchy is inclusive). [policy]: "fifo" (default) or "lru". A NULL argument keeps that
+ * setting. Returns 0, or -1 with [*err] set to a message naming the bad value (static
+ * storage, valid until the next call) and nothing changed. Not thread-safe. */
+int prof_cachesim_configure(const char *l1, const char *l2, const char *policy, const char **err);
+
+/* The CAB paper's sampling error (section 6.4): the mean over items i with actual[i] > 0 of
+ * |actual[i] - sampled[i] / rate| / actual[i]. [actual], [sampled]: [n] counts of the same
+ * items (an item the sampled profile lacks has sampled 0); [rate] in (0, 1]. Returns NaN if
+ * no item has actual > 0 or rate <= 0. */
+double prof_error_rate(const double *actual, const double *sampled, size_t n, double rate);
 
 /* The analysis called [name], or NULL. [len]: bytes of [name] to compare (names may come
  * from a comma-separated list). */
 const ProfAnalysis *prof_find(const char *name, size_t len);
 
-/* Valid names for messages and listings: "methodcount". */
+/* Valid names for messages and listings: "methodcount, callgraph, calltree, cachesim, pathprof". */
 const char *prof_names(void);
 
 #endif

@@ -1,10 +1,11 @@
 /* prof_methodcount.c: method counting: how many times each function was entered (EV_CALL).
  * State: a count per function id in a growable array (ids are small and dense, vm_prof.c),
- * in malloc'd memory. */
+ * in malloc'd memory. Reports: text, json, callgrind (prof_api.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof_api.h"
+#include "prof_out.h"
 #include "vm_events.h"
 
 /* Functions listed in the report; the rest are summed on one line. */
@@ -62,31 +63,73 @@ static int row_cmp(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static int mc_report(void *st, FILE *out, const ProfReportOpts *o) {
-    ProfNameFn fname = o->fname;
-    void *ctx = o->ctx;
-    MethodCount *mc = st;
-    size_t nfun = 0;
-    for (size_t id = 0; id < mc->cap; id++) nfun += mc->counts[id] != 0;
-    Row *rows = malloc((nfun ? nfun : 1) * sizeof *rows);
-    if (rows == NULL) return -1;
+/* The functions called at least once, sorted by row_cmp; NULL if out of memory. */
+static Row *sorted_rows(const MethodCount *mc, const ProfReportOpts *o, size_t *nfun) {
+    size_t n = 0;
+    for (size_t id = 0; id < mc->cap; id++) n += mc->counts[id] != 0;
+    Row *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return NULL;
     size_t r = 0;
     for (size_t id = 0; id < mc->cap; id++)
-        if (mc->counts[id]) rows[r++] = (Row){mc->counts[id], fname((uint32_t)id, ctx)};
-    qsort(rows, nfun, sizeof *rows, row_cmp);
+        if (mc->counts[id]) rows[r++] = (Row){mc->counts[id], o->fname((uint32_t)id, o->ctx)};
+    qsort(rows, n, sizeof *rows, row_cmp);
+    *nfun = n;
+    return rows;
+}
+
+static void report_text(const MethodCount *mc, const Row *rows, size_t nfun, FILE *out,
+                        const ProfReportOpts *o) {
     double total = mc->total ? (double)mc->total : 1.0;
-    fprintf(out, "methodcount: %llu calls of %zu functions\n", (unsigned long long)mc->total, nfun);
+    fprintf(out, "methodcount: %llu calls of %zu functions\n", (unsigned long long)prof_est(mc->total, o),
+            nfun);
+    prof_text_notes(out, o);
     fprintf(out, "%12s  %7s  %s\n", "calls", "percent", "function");
     for (size_t i = 0; i < nfun && i < REPORT_TOP; i++)
-        fprintf(out, "%12llu  %6.2f%%  %s\n", (unsigned long long)rows[i].count,
+        fprintf(out, "%12llu  %6.2f%%  %s\n", (unsigned long long)prof_est(rows[i].count, o),
                 100.0 * (double)rows[i].count / total, rows[i].name);
     if (nfun > REPORT_TOP) {
         uint64_t rest = 0;
         for (size_t i = REPORT_TOP; i < nfun; i++) rest += rows[i].count;
-        fprintf(out, "%12llu  %6.2f%%  (%zu more functions)\n", (unsigned long long)rest,
+        fprintf(out, "%12llu  %6.2f%%  (%zu more functions)\n", (unsigned long long)prof_est(rest, o),
                 100.0 * (double)rest / total, nfun - REPORT_TOP);
     }
-    fprintf(out, "%12llu  %6.2f%%  total\n", (unsigned long long)mc->total, mc->total ? 100.0 : 0.0);
+    fprintf(out, "%12llu  %6.2f%%  total\n", (unsigned long long)prof_est(mc->total, o),
+            mc->total ? 100.0 : 0.0);
+}
+
+/* {..., "total_calls": N, "functions": [{"function": name, "calls": n}, ...]} */
+static void report_json(const MethodCount *mc, const Row *rows, size_t nfun, FILE *out,
+                        const ProfReportOpts *o) {
+    prof_json_begin(out, "methodcount", o);
+    fprintf(out, ",\"total_calls\":%llu,\"functions\":[", (unsigned long long)mc->total);
+    for (size_t i = 0; i < nfun; i++) {
+        fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
+        prof_json_str(out, rows[i].name);
+        fprintf(out, ",\"calls\":%llu}", (unsigned long long)rows[i].count);
+    }
+    fputs("]}\n", out);
+}
+
+/* Each function's self cost is its number of calls (event "Calls"). */
+static void report_callgrind(const MethodCount *mc, const Row *rows, size_t nfun, FILE *out,
+                             const ProfReportOpts *o) {
+    prof_cg_header(out, "methodcount", o, prof_est(mc->total, o));
+    for (size_t i = 0; i < nfun; i++) {
+        unsigned long line = prof_cg_fn(out, "", rows[i].name);
+        fprintf(out, "%lu %llu\n\n", line, (unsigned long long)prof_est(rows[i].count, o));
+    }
+    fprintf(out, "totals: %llu\n", (unsigned long long)prof_est(mc->total, o));
+}
+
+static int mc_report(void *st, FILE *out, const ProfReportOpts *o) {
+    MethodCount *mc = st;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_CALLGRIND) return -2;
+    size_t nfun;
+    Row *rows = sorted_rows(mc, o, &nfun);
+    if (rows == NULL) return -1;
+    if (o->format == PROF_TEXT) report_text(mc, rows, nfun, out, o);
+    else if (o->format == PROF_JSON) report_json(mc, rows, nfun, out, o);
+    else report_callgrind(mc, rows, nfun, out, o);
     free(rows);
     return ferror(out) ? -1 : 0;
 }

@@ -35,6 +35,11 @@ typedef enum EvKind {
                     at bits 24..55; only with PROF_NEED_PATH */
     EV_LOAD,     /* heap load at [address:48]; only with PROF_NEED_MEM */
     EV_STORE,    /* heap store at [address:48]; only with PROF_NEED_MEM */
+    EV_FRAME,    /* [function id:32 | depth:24]: the thread is inside this Lua frame already (not
+                    a call). After EV_THREAD when a green thread resumes on another carrier
+                    than the one it last ran on, the VM replays the thread's open Lua frames,
+                    outermost first, so that analyzers keeping calling contexts per thread
+                    can rebuild them in this stream. */
     EV__COUNT
 } EvKind;
 

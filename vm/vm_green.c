@@ -61,9 +61,9 @@ typedef struct Carrier {
     unsigned long seen;         /* ticker's copy of switches at the last tick */
 } Carrier;
 
-static void (*switch_hook)(int carrier, uint64_t thread_id);
+static void (*switch_hook)(int carrier, uint64_t thread_id, State *moved);
 
-void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id)) { switch_hook = hook; }
+void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id, State *moved)) { switch_hook = hook; }
 
 static Carrier *carriers;
 static int ncarriers;
@@ -151,6 +151,7 @@ static void *stack_top(State *S) { return S->cstack ? (char *)S->cstack + S->cst
 static void switch_out(State *S, VmThread *t, int action) {
     Carrier *c = t->carrier;
     t->run_hi = stack_top(S);
+    t->run_state = S;
     if (t->gcs.spp == NULL) t->gcs.spp = &t->gsp; /* the green stack itself goes dormant */
     c->action = action;
     gc_set_stack(c->native->hi);
@@ -158,6 +159,7 @@ static void switch_out(State *S, VmThread *t, int action) {
 }
 
 static void run(Carrier *c, VmThread *t) {
+    State *moved = t->carrier != NULL && t->carrier != c ? t->run_state : NULL;
     c->current = t;
     t->carrier = c;
     t->gstate = G_RUNNING;
@@ -167,7 +169,7 @@ static void run(Carrier *c, VmThread *t) {
     if (t->gcs.spp == &t->gsp) t->gcs.spp = NULL;
     gc_set_stack(t->run_hi);
     c->action = ACT_NONE;
-    if (switch_hook) switch_hook(c->index, t->id);
+    if (switch_hook) switch_hook(c->index, t->id, moved);
     vm_ctx_switch(&c->native_sp, t->gsp);
     /* Back on the native stack. */
     c->native->spp = NULL;

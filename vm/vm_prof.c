@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "vm_compile.h"
+#include "vm_state.h"
+#include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_thread.h"
 
@@ -86,6 +88,7 @@ static const char *fname_cb(uint32_t id, void *ctx) {
  * ====================================================================== */
 
 bool vm_prof_instrumented = false;
+unsigned vm_prof_needs = 0;
 _Thread_local VmProfStream *vm_prof_tl;
 
 
@@ -229,11 +232,27 @@ void vm_prof_thread_end(void) {
     if (!finished) stream_close(s);
 }
 
-/* Green threads: every switch on a carrier is an event in the carrier's stream. */
-static void on_switch(int carrier, uint64_t thread_id) {
+/* Green threads: every switch on a carrier is an event in the carrier's stream. A thread
+ * that moved from another carrier gets its open Lua frames replayed (EV_FRAME, outermost
+ * first), for the analyses that keep calling contexts. */
+static void on_switch(int carrier, uint64_t thread_id, State *moved) {
     (void)carrier;
     VmProfStream *s = vm_prof_tl;
-    if (s != NULL) vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    if (s == NULL) return;
+    vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    if (moved == NULL || !(vm_prof_needs & (PROF_NEED_CALL | PROF_NEED_RETURN))) return;
+    uint64_t frames[256];
+    int n = 0;
+    /* Innermost first: the running coroutine's frames, then its resumer's, ... */
+    for (State *st = moved; st != NULL && n < 256; st = st->resumer)
+        for (CallInfo *ci = st->ci; ci != NULL && ci != &st->base_ci && n < 256; ci = ci->prev) {
+            if (ci->callstatus & CIST_C) continue;
+            Proto *p = ci->func->u.lf->p;
+            uint32_t id = p->id ? p->id : vm_prof_newid(p);
+            uint32_t depth = ci->depth > (int32_t)EV_DEPTH_MAX ? EV_DEPTH_MAX : (uint32_t)ci->depth;
+            frames[n++] = ev_make(EV_FRAME, (uint64_t)id | (uint64_t)depth << 32);
+        }
+    while (n > 0) vm_prof_emit(frames[--n]);
 }
 
 static void finish_atexit(void) {
@@ -280,6 +299,8 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
         if (run.pool == NULL) return false;
     }
     run.active = true;
+    for (int i = 0; i < o->nanalyses; i++) vm_prof_needs |= o->analyses[i]->needs;
+    vm_pathprof_start(vm_prof_needs);
     vm_threads_set_switch_hook(on_switch);
     vm_prof_thread_begin(1, -1);
     vm_prof_instrumented = true;
@@ -288,8 +309,13 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 }
 
 static int write_report(FILE *f, void **st) {
-    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL};
-    if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode};
+    /* Sampling analyses a burst of a fraction of the chunks: the estimate scales by both. */
+    if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) {
+        double burst = (double)(run.opt.cab.burst_bytes ? run.opt.cab.burst_bytes : CAB_DEFAULT_BURST_BYTES);
+        double chunk = (double)(run.opt.cab.chunk_bytes ? run.opt.cab.chunk_bytes : cab_topology_default_chunk());
+        ro.sample_rate = run.opt.cab.sample_rate * (burst < chunk ? burst / chunk : 1.0);
+    }
     for (int i = 0; i < run.opt.nanalyses; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
         int rc = run.opt.analyses[i]->report(st[i], f, &ro);
@@ -334,6 +360,7 @@ static int finish_locked(void) {
         run.pool = NULL;
     }
     fflush(stdout);
+    vm_pathprof_finish(); /* the path oracle's file (debug), if any; says so if it fails */
     if (run.opt.stage != VM_STAGE_FULL) return 0; /* nothing analysed: no report */
     /* One profile: the streams' states merged into the oldest one's. */
     void *st[VM_PROF_MAX_ANALYSES];
@@ -377,29 +404,31 @@ void vm_prof_print_stats(FILE *f) {
     fprintf(f, "[stats] profile: %s, stage %s, %d stream(s)\n", run.opt.sequential ? "sequential" : "concurrent",
             stage[run.opt.stage], run.nstreams);
     CabStats tot = {0};
-    int idx = 0;
-    for (VmProfStream *s = run.streams; s; s = s->next, idx++) {
+    for (VmProfStream *s = run.streams; s; s = s->next) {
         CabStats c = s->stats;
-        if (s->ring == NULL && s->kind != VM_PS_SAMPLING && s->kind != VM_PS_EXHAUSTIVE) {
-            c.produced = c.consumed = s->nword; /* inline: every event is "consumed" at once */
-        }
-        uint64_t dropped = c.skipped + c.lost;
+        if (s->kind == VM_PS_SEQUENTIAL)
+            c.produced = c.consumed = s->nword; /* inline: every event is consumed at once */
+        else if (s->kind == VM_PS_WORD)
+            c.produced = s->nword;              /* instrument stage: written, never consumed */
         char who[48];
         if (s->carrier >= 0)
             snprintf(who, sizeof who, "carrier %d", s->carrier);
         else
             snprintf(who, sizeof who, "thread %llu", (unsigned long long)s->thread_id);
         fprintf(f,
-                "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu analyzer %d\n",
-                who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)dropped,
-                (unsigned long long)c.chunks, (unsigned long long)c.blocks, s->analyzer);
+                "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
+                " analyzer %d idle %.3f ms\n",
+                who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)c.dropped,
+                (unsigned long long)c.chunks, (unsigned long long)c.blocks, (double)c.blocked_ns / 1e6, s->analyzer,
+                (double)c.idle_ns / 1e6);
         tot.produced += c.produced;
         tot.consumed += c.consumed;
-        tot.skipped += dropped;
+        tot.dropped += c.dropped;
         tot.chunks += c.chunks;
         tot.blocks += c.blocks;
+        tot.blocked_ns += c.blocked_ns;
     }
-    fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu\n",
-            (unsigned long long)tot.produced, (unsigned long long)tot.consumed, (unsigned long long)tot.skipped,
-            (unsigned long long)tot.chunks, (unsigned long long)tot.blocks);
+    fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms\n",
+            (unsigned long long)tot.produced, (unsigned long long)tot.consumed, (unsigned long long)tot.dropped,
+            (unsigned long long)tot.chunks, (unsigned long long)tot.blocks, (double)tot.blocked_ns / 1e6);
 }

@@ -50,6 +50,9 @@ typedef struct VmProfStream {
 
 /* Chosen once before the program starts: true runs vm_execute_instr (vm_interp.c). */
 extern bool vm_prof_instrumented;
+/* The union of the enabled analyses' needs (PROF_NEED_*), set once before the program
+ * starts: the instrumented loop emits only these events. */
+extern unsigned vm_prof_needs;
 extern _Thread_local VmProfStream *vm_prof_tl;
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) __attribute__((noinline));

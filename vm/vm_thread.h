@@ -58,10 +58,12 @@ void vm_threads_run(State *S, void (*body)(State *S, void *ud), void *ud);
  * safepoint for good (the process is about to exit). */
 void vm_threads_shutdown(State *S);
 
-/* Green threads: [hook(carrier, thread_id)] runs on carrier [carrier] (0-based) each time it
- * switches green thread [thread_id] in, just before that thread runs; the profiler emits
- * its thread-switch events from it. NULL: none. Set before the program starts. */
-void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id));
+/* Green threads: [hook(carrier, thread_id, moved)] runs on carrier [carrier] (0-based) each
+ * time it switches green thread [thread_id] in, just before that thread runs; the profiler
+ * emits its thread-switch events from it. [moved]: when the thread last ran on another
+ * carrier, the state it was running then (the innermost coroutine of its resume chain),
+ * else NULL. NULL hook: none. Set before the program starts. */
+void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id, State *moved));
 
 /* Language thread id of the running thread (main: 1). */
 uint64_t vm_thread_id(State *S);

@@ -63,6 +63,7 @@ typedef struct VmThread {
     GcStack gcs;                /* its green stack, for the collector */
     void *gsp;                  /* saved stack pointer while switched out */
     void *run_hi;               /* top of the stack it runs on (green or a coroutine's) */
+    State *run_state;           /* the state it was running when it switched out */
     char *stack_lo;             /* mmap'ed green stack (guard page at the bottom) */
     int gstate;                 /* G_* (atomic) */
     struct Carrier *carrier;    /* where it runs or last ran */

@@ -1,6 +1,7 @@
 /* test_cab_analyzer.c: analyzer threads (cab_analyzer.c) and the topology (cab_topology.c):
  * several producers, each with its ring, served by a smaller pool; residues of closed rings
- * are analysed; shutdown drains everything and joins. */
+ * are analysed; shutdown drains everything and joins; the analyzer's idle time reaches the
+ * ring's stats. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cab_api.h"
@@ -106,6 +108,43 @@ static void test_cab_analyzer_shutdown_drains_closed_rings(void **state) {
     assert_int_equal(s.bad, 0);
 }
 
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *late_producer_main(void *arg) {
+    Stream *s = arg;
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* the analyzer has nothing to do meanwhile */
+    return producer_main(s);
+}
+
+/* CabStats.idle_ns: the analyzer's idle time while it served the ring, here at least most of
+ * the 30 ms the producer slept before its first push, and never more than the ring's life. */
+static void test_cab_analyzer_idle_time(void **state) {
+    (void)state;
+    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
+    Stream s = {.id = 3, .next = 1, .total = 100000};
+    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
+    s.ring = cab_ring_new(&c, NULL, &s.prod, NULL);
+    uint64_t t0 = now_ns();
+    CabConsumer cons = {consume, done, &s};
+    cab_analyzer_register(pool, s.ring, &cons, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, late_producer_main, &s), 0);
+    pthread_join(th, NULL);
+    cab_analyzer_shutdown(pool);
+    uint64_t life = now_ns() - t0;
+    assert_int_equal(s.done_calls, 1);
+    assert_int_equal(s.seen, s.total);
+    assert_int_equal(s.bad, 0);
+    print_message("idle %.1f ms of %.1f ms\n", (double)s.final.idle_ns * 1e-6, (double)life * 1e-6);
+    assert_true(s.final.idle_ns >= 10 * 1000 * 1000);
+    assert_true(s.final.idle_ns <= life);
+}
+
 static void test_cab_analyzer_start_rejects_zero(void **state) {
     (void)state;
     const char *err = NULL;
@@ -133,6 +172,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cab_analyzer_serves_many_rings),
         cmocka_unit_test(test_cab_analyzer_shutdown_drains_closed_rings),
+        cmocka_unit_test(test_cab_analyzer_idle_time),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
         cmocka_unit_test(test_cab_topology_basics),
     };

@@ -304,6 +304,112 @@ static void test_cab_push_generic_on_other_transports(void **state) {
     }
 }
 
+/* Flush with the producer's cursor at and around every chunk boundary, over three laps: on
+ * a chunk's first and last slot, on the end-of-ring sentinel (position = a whole number of
+ * laps, before the wrap) and just after the wrap. After each flush the consumer must get
+ * exactly everything pushed so far, and the window invariant must hold. Rings of 3, 4, 5
+ * and 7 chunks of the minimum 4 KiB (FFWD: 4 and 8). */
+static void run_boundaries(CabTransport t, size_t nch) {
+    const size_t chunk = 4096;
+    const uint64_t cs = chunk / 8;
+    CabConfig c = cfg_of(t, CAB_MODE_EXHAUSTIVE, nch * chunk, chunk);
+    CabProducer p;
+    CabRing *r = cab_ring_new(&c, NULL, &p, NULL);
+    assert_non_null(r);
+    Seq s = {1, 0};
+    uint64_t pos = 0;
+    for (uint64_t k = 1; k <= 3 * nch + 1; k++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t target = k * cs + (uint64_t)(int64_t)d;
+            while (pos < target) push_any(&p, t, ++pos);
+            assert_int_equal(cab_producer_count(&p), pos);
+            if (t == CAB_TRANSPORT_CAB) {
+                /* Without a flush, the consumer gets whole chunks whose guard was written:
+                 * never the chunk the producer is in, nor the one before it. */
+                cab_consume(r, seq_consume, &s, 0);
+                assert_true(s.next - 1 <= pos);
+                assert_true(pos - (s.next - 1) <= 2 * cs);
+                const char *bad = cab_ring_check(r, &p);
+                if (bad) fail_msg("%s", bad);
+            }
+            cab_flush(&p);
+            cab_consume(r, seq_consume, &s, 0);
+            if (s.next != pos + 1)
+                fail_msg("transport %d, %zu chunks, flush at %llu: consumer got %llu", (int)t,
+                         nch, (unsigned long long)pos, (unsigned long long)s.next - 1);
+            assert_int_equal(cab_consume(r, seq_consume, &s, 0), 0); /* nothing twice */
+            if (t == CAB_TRANSPORT_CAB) {
+                const char *bad = cab_ring_check(r, &p);
+                if (bad) fail_msg("%s", bad);
+                /* On the sentinel the cursor has not wrapped yet; the next push wraps. */
+                if (pos % (nch * cs) == 0) assert_ptr_equal(p.cur, r->slots + nch * cs);
+            }
+        }
+    cab_close(&p);
+    while (!cab_ring_done(r)) cab_consume(r, seq_consume, &s, 0);
+    assert_int_equal(s.bad, 0);
+    assert_int_equal(s.next, pos + 1);
+    CabStats st = cab_ring_stats(r);
+    assert_int_equal(st.produced, pos);
+    assert_int_equal(st.consumed, pos);
+    assert_int_equal(st.blocks, 0);
+    cab_ring_free(r);
+}
+
+static void test_cab_flush_at_chunk_boundaries(void **state) {
+    (void)state;
+    const size_t counts[] = {3, 4, 5, 7};
+    for (size_t i = 0; i < 4; i++) {
+        run_boundaries(CAB_TRANSPORT_CAB, counts[i]);
+        run_boundaries(CAB_TRANSPORT_NWAY, counts[i]);
+    }
+    run_boundaries(CAB_TRANSPORT_FFWD, 4);
+    run_boundaries(CAB_TRANSPORT_FFWD, 8);
+}
+
+/* The resume distance R (cab_ring.c, "Resume distance") against what a consumer can free.
+ * For every ring of 3 to 9 chunks and every offset of the blocked slot within its chunk:
+ * fill the ring exactly (the producer's next slot is the consumer's), let the consumer take
+ * everything it can (no flush), then look at the slot the blocked producer polls. With our
+ * R it is CLEAR, so the producer resumes; with the paper's fixed R = 2 it stays an event on
+ * rings of 3 and 4 chunks: a deadlock. */
+static void test_cab_resume_distance_reachable(void **state) {
+    (void)state;
+    const size_t chunk = 4096, cs = chunk / 8;
+    for (size_t nch = 3; nch <= 9; nch++) {
+        bool paper_deadlocks = false;
+        const size_t offs[] = {0, 1, cs / 2, cs - 1, cs, 2 * cs + 3, (nch - 1) * cs + cs - 1};
+        for (size_t oi = 0; oi < sizeof offs / sizeof offs[0]; oi++) {
+            size_t off = offs[oi] % (nch * cs);
+            CabConfig c = cfg_of(CAB_TRANSPORT_CAB, CAB_MODE_EXHAUSTIVE, nch * chunk, chunk);
+            CabProducer p;
+            CabRing *r = cab_ring_new(&c, NULL, &p, NULL);
+            Seq s = {1, 0};
+            uint64_t ev = 1;
+            for (size_t i = 0; i < off; i++) cab_push(&p, ev++);
+            cab_flush(&p);
+            cab_consume(r, seq_consume, &s, 0); /* consumer at [off] */
+            for (size_t i = 0; i < nch * cs; i++) cab_push(&p, ev++); /* full, no block */
+            assert_int_equal(r->blocks_live, 0);
+            cab_consume(r, seq_consume, &s, 0); /* everything the guard rule allows */
+            assert_int_equal(s.bad, 0);
+            size_t k = off / cs;
+            uint64_t *ours = r->resume == 0 ? r->slots + off
+                                            : r->slots + ((k + r->resume) % nch) * cs;
+            uint64_t *paper = r->slots + ((k + 2) % nch) * cs;
+            if (*ours != CAB_CLEAR)
+                fail_msg("%zu chunks, blocked at slot %zu: the poll slot (R = %u) is never freed",
+                         nch, off, r->resume);
+            if (*paper != CAB_CLEAR) paper_deadlocks = true;
+            /* And the producer's next slot is free at once: no wait at all. */
+            cab_push(&p, ev++);
+            assert_int_equal(r->blocks_live, 0);
+            cab_ring_free(r);
+        }
+        assert_int_equal(paper_deadlocks, nch <= 4);
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Blocking                                                                */
 /* ---------------------------------------------------------------------- */
@@ -344,6 +450,8 @@ static void run_blocking(CabTransport t, size_t ring, size_t chunk) {
     assert_int_equal(st.produced, total);
     assert_int_equal(st.consumed, total);
     assert_int_equal(st.blocks, (uint64_t)h.begins); /* the spin never succeeds alone */
+    assert_int_equal(st.hooked_blocks, st.blocks);
+    assert_true(st.blocked_ns > 0);
     cab_ring_free(r);
 }
 
@@ -439,6 +547,7 @@ static void test_cab_sampling_never_blocks(void **state) {
     assert_int_equal(h.begins, 0);
     cab_close(&p);
     Burst b = {0, 0, 512, 8};
+    assert_int_equal(cab_ring_stats(r).hooked_blocks, 0);
     while (!cab_ring_done(r)) cab_consume(r, burst_consume, &b, 0);
     CabStats st = cab_ring_stats(r);
     assert_int_equal(st.produced, total);
@@ -460,6 +569,8 @@ int main(void) {
         cmocka_unit_test(test_cab_consume_in_order_smallest_rings),
         cmocka_unit_test(test_cab_consume_in_order_default_ring),
         cmocka_unit_test(test_cab_flush_partial_chunk),
+        cmocka_unit_test(test_cab_flush_at_chunk_boundaries),
+        cmocka_unit_test(test_cab_resume_distance_reachable),
         cmocka_unit_test(test_cab_close_empty_ring),
         cmocka_unit_test(test_cab_push_generic_on_other_transports),
         cmocka_unit_test(test_cab_push_blocks_calls_hooks),

@@ -1,0 +1,475 @@
+/* prof_cachesim.c: cache simulation (CAB paper 5.2, like Pin's dcache): the heap loads and
+ * stores (EV_LOAD, EV_STORE) run through a set-associative L1 and L2; the report gives
+ * hits, misses and miss rates per level and the misses of each function. Reports: text,
+ * json.
+ *
+ * Model. Defaults as the paper: L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive,
+ * FIFO replacement; geometry and policy (fifo | lru) are set by prof_cachesim_configure.
+ *   - Loads and stores are alike: write-allocate, no write-back traffic modelled.
+ *   - An access looks in L1; on a miss, in L2 (an L2 miss fills L2); then the line fills L1.
+ *   - Inclusive: when L2 evicts a line, L1 drops it too (a back-invalidation). L1 hits are
+ *     not seen by L2, so under LRU a line hot in L1 can age out of L2 and be invalidated in
+ *     L1, as in real inclusive hierarchies.
+ *   - Victim: an invalid way if the set has one, else the oldest: by time of insertion
+ *     (FIFO) or of last use (LRU). Each way keeps that time as a stamp from one counter.
+ *   - One cache per state, i.e. per event stream: a native language thread has a private
+ *     cache (its own core's), and the green threads of one carrier share the carrier's (they
+ *     run on one core). No coherence between streams is modelled: a line written by one
+ *     thread stays valid in another's cache. At the end the states' counts are summed
+ *     (merge); the cache contents are not merged.
+ *   - The current function, charged with the misses, is the top of the current thread's
+ *     shadow stack, kept from EV_CALL (a call at depth d ends the frames at depth >= d) and
+ *     EV_RETURN (the frame at depth d returns: frames at depth >= d end). Accesses made
+ *     while C code runs count for the Lua function below it; before any call, for
+ *     "[none]".
+ *
+ * Hot path: one set scan per access (plus the L2 set on an L1 miss); no allocation. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof_api.h"
+#include "prof_out.h"
+#include "vm_events.h"
+
+#define WHO "cachesim"
+#define LINE_SHIFT 6 /* 64-byte lines */
+#define LINE_BYTES (1u << LINE_SHIFT)
+#define INVALID UINT64_MAX /* a free way (line numbers are below 2^42: 48-bit addresses) */
+#define ADDR_MASK ((UINT64_C(1) << 48) - 1)
+#define MAX_SIZE (UINT64_C(1) << 30) /* 1 GiB per level: 16M ways of 16 bytes */
+#define REPORT_TOP 30 /* functions listed in the text report */
+
+typedef struct Geom {
+    uint64_t size; /* bytes */
+    uint32_t ways;
+} Geom;
+
+typedef struct Config {
+    Geom g[2]; /* L1, L2 */
+    int lru;   /* 0: FIFO */
+} Config;
+
+/* Set by prof_cachesim_configure before the analysis starts; copied by open. */
+static Config config = {{{32 * 1024, 4}, {512 * 1024, 8}}, 0};
+
+typedef struct Way {
+    uint64_t line;  /* INVALID: free */
+    uint64_t stamp; /* insertion (FIFO) or last use (LRU) */
+} Way;
+
+typedef struct Level {
+    Way *ways; /* owned; set s is ways[s * nways .. + nways) */
+    uint64_t set_mask;
+    uint32_t nways;
+    uint64_t hits, misses, evictions;
+} Level;
+
+typedef struct FnCount {
+    uint64_t accesses, l1_misses, l2_misses;
+} FnCount;
+
+typedef struct Frame {
+    uint32_t fid, depth;
+} Frame;
+
+typedef struct Thread {
+    Frame *stack; /* owned */
+    size_t len, cap;
+} Thread;
+
+typedef struct CacheSim {
+    Config cfg;
+    Level l[2];
+    uint64_t clock;
+    uint64_t loads, stores;
+    uint64_t back_inval; /* L1 lines dropped because L2 evicted them */
+    FnCount *fn;         /* owned; fn[fid + 1]; fn[0]: no function */
+    size_t fn_cap;
+    size_t cur;          /* index in fn of the current function */
+    ProfThreads th;
+    Thread *threads; /* owned */
+    size_t threads_cap;
+} CacheSim;
+
+/* ---------------------------------------------------------------------- */
+/* Configuration                                                          */
+/* ---------------------------------------------------------------------- */
+
+static char errbuf[256];
+
+static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+/* Parses "SIZE[k|m][b]:WAYS" for level [which] ("L1", "L2"). */
+static int parse_geom(const char *s, const char *which, Geom *g) {
+    const char *p = s;
+    uint64_t size = 0, ways = 0;
+    if (*p < '0' || *p > '9') goto syntax;
+    while (*p >= '0' && *p <= '9') {
+        size = size * 10 + (uint64_t)(*p++ - '0');
+        if (size > MAX_SIZE) goto big;
+    }
+    if (*p == 'k' || *p == 'K') size <<= 10, p++;
+    else if (*p == 'm' || *p == 'M') size <<= 20, p++;
+    else if (*p == 'g' || *p == 'G') size <<= 30, p++;
+    if (*p == 'b' || *p == 'B') p++;
+    if (*p++ != ':' || *p < '0' || *p > '9') goto syntax;
+    while (*p >= '0' && *p <= '9') {
+        ways = ways * 10 + (uint64_t)(*p++ - '0');
+        if (ways > MAX_SIZE) goto syntax;
+    }
+    if (*p != '\0') goto syntax;
+    if (size > MAX_SIZE) goto big;
+    if (size % LINE_BYTES != 0 || !is_pow2(size / LINE_BYTES)) {
+        snprintf(errbuf, sizeof errbuf,
+                 "cachesim: %s size in '%s' must be a power-of-two number of %u-byte lines (e.g. 16k, 32k, 512k)",
+                 which, s, LINE_BYTES);
+        return -1;
+    }
+    if (ways == 0 || (size / LINE_BYTES) % ways != 0) {
+        snprintf(errbuf, sizeof errbuf, "cachesim: %s ways in '%s' must be at least 1 and divide its %" PRIu64
+                 " lines (a power of two up to %" PRIu64 ")", which, s, size / LINE_BYTES, size / LINE_BYTES);
+        return -1;
+    }
+    g->size = size;
+    g->ways = (uint32_t)ways;
+    return 0;
+syntax:
+    snprintf(errbuf, sizeof errbuf, "cachesim: bad %s geometry '%s': expected SIZE:WAYS, e.g. %s", which, s,
+             which[1] == '1' ? "32k:4" : "512k:8");
+    return -1;
+big:
+    snprintf(errbuf, sizeof errbuf, "cachesim: %s size in '%s' is too large (at most 1g)", which, s);
+    return -1;
+}
+
+int prof_cachesim_configure(const char *l1, const char *l2, const char *policy, const char **err) {
+    Config c = config;
+    if (l1 != NULL && parse_geom(l1, "L1", &c.g[0]) != 0) goto fail;
+    if (l2 != NULL && parse_geom(l2, "L2", &c.g[1]) != 0) goto fail;
+    if (policy != NULL) {
+        if (strcmp(policy, "fifo") == 0) c.lru = 0;
+        else if (strcmp(policy, "lru") == 0) c.lru = 1;
+        else {
+            snprintf(errbuf, sizeof errbuf, "cachesim: unknown policy '%s'; valid policies: fifo, lru", policy);
+            goto fail;
+        }
+    }
+    if (c.g[1].size < c.g[0].size) {
+        snprintf(errbuf, sizeof errbuf,
+                 "cachesim: L2 (%" PRIu64 " bytes) is smaller than L1 (%" PRIu64
+                 " bytes): an inclusive L2 must be at least as large as L1",
+                 c.g[1].size, c.g[0].size);
+        goto fail;
+    }
+    config = c;
+    return 0;
+fail:
+    if (err) *err = errbuf;
+    return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* State                                                                  */
+/* ---------------------------------------------------------------------- */
+
+static void cs_close(void *st);
+
+static void *cs_open(void) {
+    CacheSim *cs = calloc(1, sizeof *cs);
+    if (cs == NULL) return NULL;
+    cs->cfg = config;
+    for (int i = 0; i < 2; i++) {
+        uint64_t lines = cs->cfg.g[i].size / LINE_BYTES;
+        Level *l = &cs->l[i];
+        l->nways = cs->cfg.g[i].ways;
+        l->set_mask = lines / l->nways - 1;
+        l->ways = malloc(lines * sizeof *l->ways);
+        if (l->ways == NULL) {
+            cs_close(cs);
+            return NULL;
+        }
+        for (uint64_t w = 0; w < lines; w++) l->ways[w] = (Way){INVALID, 0};
+    }
+    cs->th.cur = PROF_MAP_NONE;
+    prof_grow((void **)&cs->fn, &cs->fn_cap, 256, sizeof(FnCount), WHO);
+    return cs;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The cache                                                              */
+/* ---------------------------------------------------------------------- */
+
+static inline Way *find(Way *set, uint32_t n, uint64_t line) {
+    for (uint32_t i = 0; i < n; i++)
+        if (set[i].line == line) return &set[i];
+    return NULL;
+}
+
+/* The way to replace: a free one, else the smallest stamp. */
+static inline Way *victim(Way *set, uint32_t n) {
+    Way *v = &set[0];
+    for (uint32_t i = 0; i < n; i++) {
+        if (set[i].line == INVALID) return &set[i];
+        if (set[i].stamp < v->stamp) v = &set[i];
+    }
+    return v;
+}
+
+static inline Way *set_of(Level *l, uint64_t line) { return l->ways + (line & l->set_mask) * l->nways; }
+
+/* L1 missed [line] (in L1 set [s1]): look in L2, fill L2 if needed (evicting from L1 what
+ * L2 evicts), then fill L1. */
+static void miss(CacheSim *cs, uint64_t line, Way *s1, FnCount *fc) {
+    Level *l1 = &cs->l[0], *l2 = &cs->l[1];
+    Way *s2 = set_of(l2, line);
+    Way *w = find(s2, l2->nways, line);
+    if (w != NULL) {
+        l2->hits++;
+        if (cs->cfg.lru) w->stamp = ++cs->clock;
+    } else {
+        l2->misses++;
+        fc->l2_misses++;
+        w = victim(s2, l2->nways);
+        if (w->line != INVALID) {
+            l2->evictions++;
+            Way *in1 = find(set_of(l1, w->line), l1->nways, w->line);
+            if (in1 != NULL) {
+                in1->line = INVALID;
+                cs->back_inval++;
+            }
+        }
+        *w = (Way){line, ++cs->clock};
+    }
+    w = victim(s1, l1->nways);
+    if (w->line != INVALID) l1->evictions++;
+    *w = (Way){line, ++cs->clock};
+}
+
+static inline void access_line(CacheSim *cs, uint64_t addr) {
+    uint64_t line = (addr & ADDR_MASK) >> LINE_SHIFT;
+    FnCount *fc = &cs->fn[cs->cur];
+    fc->accesses++;
+    Level *l1 = &cs->l[0];
+    Way *s1 = set_of(l1, line);
+    Way *w = find(s1, l1->nways, line);
+    if (w != NULL) {
+        l1->hits++;
+        if (cs->cfg.lru) w->stamp = ++cs->clock;
+        return;
+    }
+    l1->misses++;
+    fc->l1_misses++;
+    miss(cs, line, s1, fc);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Consume                                                                */
+/* ---------------------------------------------------------------------- */
+
+static __attribute__((noinline)) uint32_t thread_index(CacheSim *cs, uint64_t id) {
+    int added;
+    uint32_t i = prof_threads_find(&cs->th, id, &added, WHO);
+    if (added) prof_grow((void **)&cs->threads, &cs->threads_cap, (size_t)i + 1, sizeof(Thread), WHO);
+    return i;
+}
+
+static inline Thread *cur_thread(CacheSim *cs) {
+    if (cs->th.cur == PROF_MAP_NONE) cs->th.cur = thread_index(cs, 0);
+    return &cs->threads[cs->th.cur];
+}
+
+/* Makes the top of [t] the current function. */
+static inline void set_cur(CacheSim *cs, const Thread *t) {
+    size_t slot = t->len ? (size_t)t->stack[t->len - 1].fid + 1 : 0;
+    if (slot >= cs->fn_cap) prof_grow((void **)&cs->fn, &cs->fn_cap, slot + 1, sizeof(FnCount), WHO);
+    cs->cur = slot;
+}
+
+static __attribute__((noinline)) void push_slow(Thread *t) {
+    prof_grow((void **)&t->stack, &t->cap, t->len + 1, sizeof(Frame), WHO);
+}
+
+static void on_call(CacheSim *cs, uint32_t fid, uint32_t depth) {
+    Thread *t = cur_thread(cs);
+    while (t->len && t->stack[t->len - 1].depth >= depth) t->len--;
+    if (t->len == t->cap) push_slow(t);
+    t->stack[t->len++] = (Frame){fid, depth};
+    set_cur(cs, t);
+}
+
+static void on_return(CacheSim *cs, uint32_t depth) {
+    Thread *t = cur_thread(cs);
+    while (t->len && t->stack[t->len - 1].depth >= depth) t->len--;
+    set_cur(cs, t);
+}
+
+static void cs_consume(void *st, const uint64_t *ev, size_t n) {
+    CacheSim *cs = st;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t e = ev[i];
+        switch (ev_kind(e)) {
+        case EV_LOAD:
+            cs->loads++;
+            access_line(cs, ev_payload(e));
+            break;
+        case EV_STORE:
+            cs->stores++;
+            access_line(cs, ev_payload(e));
+            break;
+        case EV_CALL:
+        case EV_FRAME: on_call(cs, ev_call_fid(e), ev_call_depth(e)); break;
+        case EV_RETURN: on_return(cs, (uint32_t)ev_payload(e) & EV_DEPTH_MAX); break;
+        case EV_THREAD:
+            cs->th.cur = thread_index(cs, ev_payload(e));
+            set_cur(cs, &cs->threads[cs->th.cur]);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* Sums the counts; the cache contents stay per stream (see the file comment). */
+static void cs_merge(void *into, void *from) {
+    CacheSim *a = into, *b = from;
+    for (int i = 0; i < 2; i++) {
+        a->l[i].hits += b->l[i].hits;
+        a->l[i].misses += b->l[i].misses;
+        a->l[i].evictions += b->l[i].evictions;
+    }
+    a->loads += b->loads;
+    a->stores += b->stores;
+    a->back_inval += b->back_inval;
+    prof_grow((void **)&a->fn, &a->fn_cap, b->fn_cap, sizeof(FnCount), WHO);
+    for (size_t f = 0; f < b->fn_cap; f++) {
+        a->fn[f].accesses += b->fn[f].accesses;
+        a->fn[f].l1_misses += b->fn[f].l1_misses;
+        a->fn[f].l2_misses += b->fn[f].l2_misses;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reports                                                                */
+/* ---------------------------------------------------------------------- */
+
+typedef struct Row {
+    const FnCount *c;
+    const char *name;
+} Row;
+
+static int row_cmp(const void *pa, const void *pb) {
+    const Row *x = pa, *y = pb;
+    if (x->c->l1_misses != y->c->l1_misses) return x->c->l1_misses > y->c->l1_misses ? -1 : 1;
+    if (x->c->accesses != y->c->accesses) return x->c->accesses > y->c->accesses ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* "32 KB", "1 MB", "96 bytes" */
+static void size_text(char *buf, size_t n, uint64_t size) {
+    if (size >= (1u << 20) && size % (1u << 20) == 0) snprintf(buf, n, "%" PRIu64 " MB", size >> 20);
+    else if (size >= 1024 && size % 1024 == 0) snprintf(buf, n, "%" PRIu64 " KB", size >> 10);
+    else snprintf(buf, n, "%" PRIu64 " bytes", size);
+}
+
+static void report_text(const CacheSim *cs, const Row *rows, size_t nrows, FILE *out, const ProfReportOpts *o) {
+    uint64_t acc = cs->loads + cs->stores;
+    char s1[32], s2[32];
+    size_text(s1, sizeof s1, cs->cfg.g[0].size);
+    size_text(s2, sizeof s2, cs->cfg.g[1].size);
+    fprintf(out, "cachesim: %" PRIu64 " accesses (%" PRIu64 " loads, %" PRIu64 " stores)\n", prof_est(acc, o),
+            prof_est(cs->loads, o), prof_est(cs->stores, o));
+    fprintf(out, "  L1 %s %u-way, L2 %s %u-way, %u-byte lines, inclusive, %s; one private cache per event stream\n",
+            s1, cs->cfg.g[0].ways, s2, cs->cfg.g[1].ways, LINE_BYTES, cs->cfg.lru ? "LRU" : "FIFO");
+    prof_text_notes(out, o);
+    const Level *l1 = &cs->l[0], *l2 = &cs->l[1];
+    fprintf(out, "%6s %14s %14s %10s\n", "level", "hits", "misses", "miss rate");
+    fprintf(out, "%6s %14" PRIu64 " %14" PRIu64 " %9.4f%%\n", "L1", prof_est(l1->hits, o), prof_est(l1->misses, o),
+            100.0 * ratio(l1->misses, acc));
+    fprintf(out, "%6s %14" PRIu64 " %14" PRIu64 " %9.4f%%  (of L2 accesses; %.4f%% of all accesses)\n", "L2",
+            prof_est(l2->hits, o), prof_est(l2->misses, o), 100.0 * ratio(l2->misses, l2->hits + l2->misses),
+            100.0 * ratio(l2->misses, acc));
+    fprintf(out, "  L2 evictions %" PRIu64 ", L1 lines invalidated by them (inclusion) %" PRIu64 "\n",
+            prof_est(l2->evictions, o), prof_est(cs->back_inval, o));
+    fprintf(out, "misses per function (most L1 misses first):\n");
+    fprintf(out, "%14s %14s %14s %10s  %s\n", "L1 misses", "L2 misses", "accesses", "L1 rate", "function");
+    for (size_t i = 0; i < nrows && i < REPORT_TOP; i++) {
+        const FnCount *c = rows[i].c;
+        fprintf(out, "%14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %9.4f%%  %s\n", prof_est(c->l1_misses, o),
+                prof_est(c->l2_misses, o), prof_est(c->accesses, o), 100.0 * ratio(c->l1_misses, c->accesses),
+                rows[i].name);
+    }
+    if (nrows > REPORT_TOP) {
+        FnCount rest = {0, 0, 0};
+        for (size_t i = REPORT_TOP; i < nrows; i++) {
+            rest.accesses += rows[i].c->accesses;
+            rest.l1_misses += rows[i].c->l1_misses;
+            rest.l2_misses += rows[i].c->l2_misses;
+        }
+        fprintf(out, "%14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %9.4f%%  (%zu more functions)\n",
+                prof_est(rest.l1_misses, o), prof_est(rest.l2_misses, o), prof_est(rest.accesses, o),
+                100.0 * ratio(rest.l1_misses, rest.accesses), nrows - REPORT_TOP);
+    }
+}
+
+static void level_json(FILE *out, const char *name, const CacheSim *cs, int i) {
+    const Level *l = &cs->l[i];
+    fprintf(out, ",\"%s\":{\"size\":%" PRIu64 ",\"ways\":%u,\"sets\":%" PRIu64 ",\"hits\":%" PRIu64
+                 ",\"misses\":%" PRIu64 ",\"miss_rate\":",
+            name, cs->cfg.g[i].size, l->nways, l->set_mask + 1, l->hits, l->misses);
+    prof_json_num(out, ratio(l->misses, l->hits + l->misses));
+    fprintf(out, ",\"evictions\":%" PRIu64 "}", l->evictions);
+}
+
+/* {..., "line_bytes", "policy", "inclusive", "accesses", "loads", "stores",
+ *  "l1": {size, ways, sets, hits, misses, miss_rate (local), evictions}, "l2": {...},
+ *  "back_invalidations", "functions": [{"function", "accesses", "l1_misses", "l2_misses"}]} */
+static void report_json(const CacheSim *cs, const Row *rows, size_t nrows, FILE *out, const ProfReportOpts *o) {
+    prof_json_begin(out, "cachesim", o);
+    fprintf(out, ",\"line_bytes\":%u,\"policy\":\"%s\",\"inclusive\":true,\"accesses\":%" PRIu64 ",\"loads\":%" PRIu64
+                 ",\"stores\":%" PRIu64,
+            LINE_BYTES, cs->cfg.lru ? "lru" : "fifo", cs->loads + cs->stores, cs->loads, cs->stores);
+    level_json(out, "l1", cs, 0);
+    level_json(out, "l2", cs, 1);
+    fprintf(out, ",\"back_invalidations\":%" PRIu64 ",\"functions\":[", cs->back_inval);
+    for (size_t i = 0; i < nrows; i++) {
+        fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
+        prof_json_str(out, rows[i].name);
+        fprintf(out, ",\"accesses\":%" PRIu64 ",\"l1_misses\":%" PRIu64 ",\"l2_misses\":%" PRIu64 "}",
+                rows[i].c->accesses, rows[i].c->l1_misses, rows[i].c->l2_misses);
+    }
+    fputs("]}\n", out);
+}
+
+static int cs_report(void *st, FILE *out, const ProfReportOpts *o) {
+    CacheSim *cs = st;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON) return -2;
+    size_t n = 0;
+    for (size_t f = 0; f < cs->fn_cap; f++) n += cs->fn[f].accesses != 0;
+    Row *rows = malloc((n ? n : 1) * sizeof *rows);
+    if (rows == NULL) return -1;
+    n = 0;
+    for (size_t f = 0; f < cs->fn_cap; f++)
+        if (cs->fn[f].accesses) rows[n++] = (Row){&cs->fn[f], f ? o->fname((uint32_t)(f - 1), o->ctx) : "[none]"};
+    qsort(rows, n, sizeof *rows, row_cmp);
+    if (o->format == PROF_TEXT) report_text(cs, rows, n, out, o);
+    else report_json(cs, rows, n, out, o);
+    free(rows);
+    return ferror(out) ? -1 : 0;
+}
+
+static void cs_close(void *st) {
+    CacheSim *cs = st;
+    if (cs == NULL) return;
+    for (uint32_t t = 0; t < cs->th.n; t++) free(cs->threads[t].stack);
+    free(cs->threads);
+    prof_map_free(&cs->th.ids);
+    free(cs->l[0].ways);
+    free(cs->l[1].ways);
+    free(cs->fn);
+    free(cs);
+}
+
+const ProfAnalysis prof_cachesim = {"cachesim", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM,
+                                    cs_open,    cs_consume, cs_merge, cs_report, cs_close};

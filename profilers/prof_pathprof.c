@@ -1,0 +1,251 @@
+/* prof_pathprof.c: Ball-Larus path profiling (CAB paper 5.2; Ball and Larus, "Efficient
+ * Path Profiling", MICRO 1996): counts how often each acyclic path of each function ran.
+ * The interpreter numbers the paths (vm/vm_pathprof.c) and emits one EV_PATH [fid:24 |
+ * path:32] per completed path, at back edges and at function exits; this analysis counts
+ * them per (function id, path number) in a hash table and, at report time, decodes every
+ * number back into the blocks and source lines it went through, through the runtime's
+ * ProfReportOpts.decode_path. Reports: text (hottest paths first), json (every path).
+ *
+ * Hot path: one probe of an open-addressing table of (key, count) pairs, key =
+ * fid << 32 | path (fid >= 1, so key 0 marks a free slot); no allocation per event (the
+ * table doubles at half load). Paths belong to functions, not threads: EV_THREAD is
+ * ignored and merging streams adds counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof_api.h"
+#include "prof_out.h"
+#include "vm_events.h"
+
+#define WHO "pathprof"
+#define REPORT_TOP 30   /* paths listed in the text report */
+#define MAX_DECODE 4096 /* blocks and lines kept per decoded path (longer ones are elided) */
+
+typedef struct PSlot {
+    uint64_t key; /* fid << 32 | path; 0: free */
+    uint64_t count;
+} PSlot;
+
+typedef struct PathProf {
+    PSlot *slots;
+    size_t mask; /* slots - 1 */
+    size_t n;    /* keys stored */
+    uint64_t total;
+} PathProf;
+
+static void *pp_open(void) {
+    PathProf *pp = calloc(1, sizeof *pp);
+    if (pp == NULL) return NULL;
+    pp->slots = calloc(1024, sizeof *pp->slots);
+    if (pp->slots == NULL) {
+        free(pp);
+        return NULL;
+    }
+    pp->mask = 1023;
+    return pp;
+}
+
+static inline size_t slot_of(uint64_t key, size_t mask) { return (size_t)prof_hash64(key) & mask; }
+
+static __attribute__((noinline)) void grow(PathProf *pp) {
+    size_t ncap = (pp->mask + 1) * 2;
+    PSlot *ns = calloc(ncap, sizeof *ns);
+    if (ns == NULL) prof_oom(WHO);
+    for (size_t i = 0; i <= pp->mask; i++) {
+        if (pp->slots[i].key == 0) continue;
+        size_t j = slot_of(pp->slots[i].key, ncap - 1);
+        while (ns[j].key != 0) j = (j + 1) & (ncap - 1);
+        ns[j] = pp->slots[i];
+    }
+    free(pp->slots);
+    pp->slots = ns;
+    pp->mask = ncap - 1;
+}
+
+static inline void add(PathProf *pp, uint64_t key, uint64_t count) {
+    size_t j = slot_of(key, pp->mask);
+    for (;; j = (j + 1) & pp->mask) {
+        PSlot *s = &pp->slots[j];
+        if (s->key == key) {
+            s->count += count;
+            return;
+        }
+        if (s->key == 0) break;
+    }
+    pp->slots[j].key = key;
+    pp->slots[j].count = count;
+    if (++pp->n * 2 > pp->mask + 1) grow(pp);
+}
+
+static void pp_consume(void *st, const uint64_t *ev, size_t n) {
+    PathProf *pp = st;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t e = ev[i];
+        if (ev_kind(e) != EV_PATH) continue;
+        uint32_t fid = ev_path_fid(e);
+        if (fid == 0) continue; /* never produced; key 0 is the free mark */
+        add(pp, (uint64_t)fid << 32 | ev_path_number(e), 1);
+        pp->total++;
+    }
+}
+
+static void pp_merge(void *into, void *from) {
+    PathProf *a = into, *b = from;
+    for (size_t i = 0; i <= b->mask; i++)
+        if (b->slots[i].key != 0) add(a, b->slots[i].key, b->slots[i].count);
+    a->total += b->total;
+}
+
+typedef struct Row {
+    uint32_t fid, path;
+    uint64_t count;
+    const char *name;
+} Row;
+
+/* Most frequent first; ties by function name, then path number (not by id, so the order
+ * does not depend on the order functions were first entered in). */
+static int row_cmp(const void *x, const void *y) {
+    const Row *a = x, *b = y;
+    if (a->count != b->count) return a->count > b->count ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c != 0) return c;
+    if (a->fid != b->fid) return a->fid < b->fid ? -1 : 1;
+    return a->path < b->path ? -1 : a->path > b->path;
+}
+
+static Row *sorted_rows(const PathProf *pp, const ProfReportOpts *o) {
+    Row *rows = malloc((pp->n ? pp->n : 1) * sizeof *rows);
+    if (rows == NULL) return NULL;
+    size_t r = 0;
+    for (size_t i = 0; i <= pp->mask; i++) {
+        const PSlot *s = &pp->slots[i];
+        if (s->key == 0) continue;
+        uint32_t fid = (uint32_t)(s->key >> 32);
+        rows[r++] = (Row){fid, (uint32_t)s->key, s->count, o->fname(fid, o->ctx)};
+    }
+    qsort(rows, r, sizeof *rows, row_cmp);
+    return rows;
+}
+
+/* Decoding buffers, one per report. */
+typedef struct Dec {
+    uint32_t blocks[MAX_DECODE];
+    uint32_t lines[MAX_DECODE];
+    ProfPath p;
+    int ok;
+} Dec;
+
+static void decode(Dec *d, const ProfReportOpts *o, uint32_t fid, uint32_t path) {
+    d->p = (ProfPath){d->blocks, MAX_DECODE, d->lines, MAX_DECODE, 0, 0, 0};
+    d->ok = o->decode_path != NULL && o->decode_path(fid, path, &d->p, o->ctx) == 0;
+}
+
+static const char *start_name(unsigned flags) { return flags & PROF_PATH_START_LOOP ? "loop" : "entry"; }
+static const char *end_name(unsigned flags) {
+    return flags & PROF_PATH_END_BACK ? "back" : flags & PROF_PATH_END_CUT ? "cut" : "return";
+}
+
+static void list_u32(FILE *out, const uint32_t *v, int n, int shown, const char *sep) {
+    for (int i = 0; i < shown; i++) fprintf(out, "%s%u", i ? sep : "", v[i]);
+    if (n > shown) fprintf(out, "%s... (%d more)", sep, n - shown);
+}
+
+static size_t count_functions(const Row *rows, size_t n) {
+    /* rows are not grouped by function: count distinct ids with a small map */
+    ProfMap seen = {0};
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++)
+        if (prof_map_get(&seen, rows[i].fid) == PROF_MAP_NONE) {
+            prof_map_put(&seen, rows[i].fid, 1, WHO);
+            nf++;
+        }
+    prof_map_free(&seen);
+    return nf;
+}
+
+static void report_text(const PathProf *pp, const Row *rows, FILE *out, const ProfReportOpts *o, Dec *d) {
+    double total = pp->total ? (double)pp->total : 1.0;
+    fprintf(out, "pathprof: %llu paths run, %zu distinct paths in %zu functions\n",
+            (unsigned long long)prof_est(pp->total, o), pp->n, count_functions(rows, pp->n));
+    prof_text_notes(out, o);
+    fprintf(out, "paths from a function's entry or a loop head (\"loop\") to a return or a back edge "
+                 "(\"back\"); hottest first\n");
+    for (size_t i = 0; i < pp->n && i < REPORT_TOP; i++) {
+        const Row *r = &rows[i];
+        decode(d, o, r->fid, r->path);
+        fprintf(out, "%s path %u: ", r->name, r->path);
+        if (d->ok) {
+            fputs("lines ", out);
+            list_u32(out, d->lines, d->p.nlines, d->p.nlines < MAX_DECODE ? d->p.nlines : MAX_DECODE, " ");
+            fputs(" (blocks ", out);
+            list_u32(out, d->blocks, d->p.nblocks, d->p.nblocks < MAX_DECODE ? d->p.nblocks : MAX_DECODE, " ");
+            fprintf(out, "; %s to %s)", start_name(d->p.flags), end_name(d->p.flags));
+        } else {
+            fputs("(not decoded)", out);
+        }
+        fprintf(out, " %llu times (%.2f%%)\n", (unsigned long long)prof_est(r->count, o),
+                100.0 * (double)r->count / total);
+    }
+    if (pp->n > REPORT_TOP) {
+        uint64_t rest = 0;
+        for (size_t i = REPORT_TOP; i < pp->n; i++) rest += rows[i].count;
+        fprintf(out, "(%zu more paths: %llu times (%.2f%%))\n", pp->n - REPORT_TOP,
+                (unsigned long long)prof_est(rest, o), 100.0 * (double)rest / total);
+    }
+}
+
+/* {..., "total_paths": N, "paths": [{"function": name, "fid": id, "path": n, "count": c,
+ *   "start": "entry"|"loop", "end": "return"|"back"|"cut", "blocks": [...], "lines": [...]}]}
+ * A path that cannot be decoded has "start": null and no blocks or lines. */
+static void report_json(const PathProf *pp, const Row *rows, FILE *out, const ProfReportOpts *o, Dec *d) {
+    prof_json_begin(out, "pathprof", o);
+    fprintf(out, ",\"total_paths\":%llu,\"paths\":[", (unsigned long long)pp->total);
+    for (size_t i = 0; i < pp->n; i++) {
+        const Row *r = &rows[i];
+        fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
+        prof_json_str(out, r->name);
+        fprintf(out, ",\"fid\":%u,\"path\":%u,\"count\":%llu", r->fid, r->path, (unsigned long long)r->count);
+        decode(d, o, r->fid, r->path);
+        if (!d->ok) {
+            fputs(",\"start\":null,\"end\":null,\"blocks\":[],\"lines\":[]}", out);
+            continue;
+        }
+        fprintf(out, ",\"start\":\"%s\",\"end\":\"%s\",\"blocks\":[", start_name(d->p.flags), end_name(d->p.flags));
+        list_u32(out, d->blocks, d->p.nblocks < MAX_DECODE ? d->p.nblocks : MAX_DECODE,
+                 d->p.nblocks < MAX_DECODE ? d->p.nblocks : MAX_DECODE, ",");
+        fputs("],\"lines\":[", out);
+        list_u32(out, d->lines, d->p.nlines < MAX_DECODE ? d->p.nlines : MAX_DECODE,
+                 d->p.nlines < MAX_DECODE ? d->p.nlines : MAX_DECODE, ",");
+        fputc(']', out);
+        if (d->p.nblocks > MAX_DECODE || d->p.nlines > MAX_DECODE)
+            fprintf(out, ",\"truncated\":true,\"nblocks\":%d,\"nlines\":%d", d->p.nblocks, d->p.nlines);
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+}
+
+static int pp_report(void *st, FILE *out, const ProfReportOpts *o) {
+    PathProf *pp = st;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON) return -2;
+    Row *rows = sorted_rows(pp, o);
+    Dec *d = malloc(sizeof *d);
+    if (rows == NULL || d == NULL) {
+        free(rows);
+        free(d);
+        return -1;
+    }
+    if (o->format == PROF_TEXT) report_text(pp, rows, out, o, d);
+    else report_json(pp, rows, out, o, d);
+    free(d);
+    free(rows);
+    return ferror(out) ? -1 : 0;
+}
+
+static void pp_close(void *st) {
+    PathProf *pp = st;
+    if (pp == NULL) return;
+    free(pp->slots);
+    free(pp);
+}
+
+const ProfAnalysis prof_pathprof = {"pathprof", PROF_NEED_PATH, pp_open, pp_consume, pp_merge, pp_report, pp_close};

@@ -1,0 +1,255 @@
+/* test_cachesim.c: prof_cachesim on access patterns whose hits and misses are known by
+ * construction, under FIFO and LRU, including back-invalidations of the inclusive L1 by L2
+ * evictions; misses per function from EV_CALL/EV_RETURN; configuration checks; merge;
+ * the text and JSON reports.
+ *
+ * Most cases use a tiny hierarchy: L1 "256:2" (4 lines, 2 sets of 2 ways: set = line & 1)
+ * and L2 "512:2" (8 lines, 4 sets of 2 ways: set = line & 3). Line l is at address 64*l. */
+#include "prof_test.h"
+
+#define L(l) ((uint64_t)(l) * 64)
+#define M 1
+#define F 2
+#define G 3
+#define H 4
+
+static int defaults(void **state) {
+    (void)state;
+    const char *err = NULL;
+    assert_int_equal(prof_cachesim_configure("32k:4", "512k:8", "fifo", &err), 0);
+    return 0;
+}
+
+static void *tiny(const char *policy) {
+    const char *err = NULL;
+    if (prof_cachesim_configure("256:2", "512:2", policy, &err) != 0) fail_msg("%s", err);
+    void *st = prof_cachesim.open();
+    assert_non_null(st);
+    return st;
+}
+
+static char *json_of(void *st) { return report_str(&prof_cachesim, st, PROF_JSON, 1.0, NULL); }
+
+/* Lines 0, 2, 0, 4, 0: all in L1 set 0 (2 ways); in L2 they fit (0 and 4 share set 0). */
+static const uint64_t pattern1[] = {THREAD(1), LOAD(L(0)), LOAD(L(2) + 8), LOAD(L(0) + 63), STORE(L(4)), LOAD(L(0))};
+
+static void test_cachesim_fifo(void **state) {
+    (void)state;
+    void *st = tiny("fifo");
+    feed(&prof_cachesim, st, pattern1, NEV(pattern1), 2);
+    char *js = json_of(st);
+    assert_true(json_valid(js));
+    assert_true(json_valid_python(js));
+    /* 0 miss, 2 miss, 0 hit, 4 miss (evicts 0, the first in), 0 miss in L1 but hit in L2 */
+    assert_true(contains(js, "\"policy\":\"fifo\",\"inclusive\":true,\"accesses\":5,\"loads\":4,\"stores\":1"));
+    assert_true(contains(js, "\"l1\":{\"size\":256,\"ways\":2,\"sets\":2,\"hits\":1,\"misses\":4,\"miss_rate\":0.8,\"evictions\":2}"));
+    assert_true(contains(js, "\"l2\":{\"size\":512,\"ways\":2,\"sets\":4,\"hits\":1,\"misses\":3,\"miss_rate\":0.75,\"evictions\":0}"));
+    assert_true(contains(js, "\"back_invalidations\":0"));
+    free(js);
+    prof_cachesim.close(st);
+}
+
+static void test_cachesim_lru(void **state) {
+    (void)state;
+    void *st = tiny("lru");
+    feed(&prof_cachesim, st, pattern1, NEV(pattern1), 1);
+    char *js = json_of(st);
+    /* 0 miss, 2 miss, 0 hit (now most recent), 4 miss (evicts 2), 0 hit */
+    assert_true(contains(js, "\"policy\":\"lru\""));
+    assert_true(contains(js, "\"l1\":{\"size\":256,\"ways\":2,\"sets\":2,\"hits\":2,\"misses\":3,"));
+    assert_true(contains(js, "\"l2\":{\"size\":512,\"ways\":2,\"sets\":4,\"hits\":0,\"misses\":3,"));
+    free(js);
+    prof_cachesim.close(st);
+}
+
+/* Lines 0, 4, 8 share L2 set 0 (2 ways) and L1 set 0. Sequence 0, 4, 0, 8, 0, 8, 4:
+ * 8 evicts 0 from L2, so L1 drops 0 although L1 just hit it (L2 never sees L1 hits); then
+ * 0 evicts 4 and 4 evicts 8 the same way. Same counts under FIFO and LRU. */
+static const uint64_t pattern2[] = {THREAD(1), LOAD(L(0)), LOAD(L(4)), LOAD(L(0)), LOAD(L(8)),
+                                    LOAD(L(0)), LOAD(L(8)), LOAD(L(4))};
+
+static void check_inclusive(const char *policy) {
+    void *st = tiny(policy);
+    feed(&prof_cachesim, st, pattern2, NEV(pattern2), 3);
+    char *js = json_of(st);
+    if (!contains(js, "\"l1\":{\"size\":256,\"ways\":2,\"sets\":2,\"hits\":2,\"misses\":5,") ||
+        !contains(js, "\"l2\":{\"size\":512,\"ways\":2,\"sets\":4,\"hits\":0,\"misses\":5,") ||
+        !contains(js, "\"evictions\":3}") || !contains(js, "\"back_invalidations\":3"))
+        fail_msg("%s: unexpected %s", policy, js);
+    /* L1 never had to evict: each fill found the way L2's eviction had invalidated */
+    assert_true(contains(js, "\"hits\":2,\"misses\":5,\"miss_rate\":0.7142857142857"));
+    assert_true(contains(js, "\"evictions\":0},\"l2\""));
+    free(js);
+    prof_cachesim.close(st);
+}
+
+static void test_cachesim_inclusive_eviction_fifo(void **state) {
+    (void)state;
+    check_inclusive("fifo");
+}
+
+static void test_cachesim_inclusive_eviction_lru(void **state) {
+    (void)state;
+    check_inclusive("lru");
+}
+
+/* pattern1 under functions: m loads 0; f (depth 2) stores 2, loads 0 (hit); f returns; m
+ * stores 4; g (depth 2) calls h through a C frame (depth 4), h returns, g loads 0. */
+static const uint64_t funcs[] = {
+    THREAD(1), CALL(M, 1), LOAD(L(0)), CALL(F, 2), STORE(L(2)), LOAD(L(0)), RET(2), STORE(L(4)),
+    CALL(G, 2), CALL(H, 4), RET(4), LOAD(L(0)),
+};
+
+static void test_cachesim_misses_per_function(void **state) {
+    (void)state;
+    void *st = tiny("fifo");
+    feed(&prof_cachesim, st, funcs, NEV(funcs), 5);
+    char *js = json_of(st);
+    assert_true(contains(js, "{\"function\":\"f1 (t.lua:1)\",\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2}"));
+    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"accesses\":2,\"l1_misses\":1,\"l2_misses\":1}"));
+    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"accesses\":1,\"l1_misses\":1,\"l2_misses\":0}"));
+    assert_false(contains(js, "f4 (t.lua:4)"));
+    free(js);
+    prof_cachesim.close(st);
+}
+
+/* Accesses before any call belong to "[none]"; threads keep their own stacks. */
+static void test_cachesim_threads(void **state) {
+    (void)state;
+    static const uint64_t ev[] = {
+        LOAD(L(1)),                              /* thread 0, no function */
+        THREAD(5), CALL(F, 1), LOAD(L(3)),       /* f */
+        THREAD(6), CALL(G, 1), CALL(H, 2),       /* g, h */
+        THREAD(5), LOAD(L(5)),                   /* f again */
+        THREAD(6), RET(2), LOAD(L(7)),           /* g */
+    };
+    void *st = tiny("fifo");
+    feed(&prof_cachesim, st, ev, NEV(ev), 2);
+    char *js = json_of(st);
+    assert_true(contains(js, "{\"function\":\"[none]\",\"accesses\":1,"));
+    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"accesses\":2,"));
+    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"accesses\":1,"));
+    free(js);
+    prof_cachesim.close(st);
+}
+
+/* Two streams on disjoint cache sets (even lines vs odd lines): the merged counts equal
+ * those of one state fed both streams (a shared cache would give the same here). */
+static void test_cachesim_merge_equals_one_state(void **state) {
+    (void)state;
+    static const uint64_t odd[] = {THREAD(2), CALL(G, 1), LOAD(L(1)), LOAD(L(3)), LOAD(L(1)),
+                                   STORE(L(5)), LOAD(L(9)), LOAD(L(1))};
+    void *one = tiny("lru"), *a = tiny("lru"), *b = tiny("lru");
+    feed(&prof_cachesim, one, funcs, NEV(funcs), 4);
+    feed(&prof_cachesim, one, odd, NEV(odd), 4);
+    feed(&prof_cachesim, a, funcs, NEV(funcs), 3);
+    feed(&prof_cachesim, b, odd, NEV(odd), 1);
+    prof_cachesim.merge(a, b);
+    for (int f = PROF_TEXT; f <= PROF_JSON; f++) {
+        char *x = report_str(&prof_cachesim, one, (ProfFormat)f, 1.0, NULL);
+        char *y = report_str(&prof_cachesim, a, (ProfFormat)f, 1.0, NULL);
+        assert_string_equal(x, y);
+        free(x), free(y);
+    }
+    char *js = json_of(a);
+    assert_true(contains(js, "\"accesses\":11,\"loads\":8,\"stores\":3"));
+    free(js);
+    prof_cachesim.close(one), prof_cachesim.close(a), prof_cachesim.close(b);
+}
+
+static void test_cachesim_text_and_sampling(void **state) {
+    (void)state;
+    void *st = tiny("fifo");
+    feed(&prof_cachesim, st, funcs, NEV(funcs), 100);
+    char *t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
+    assert_true(contains(t, "cachesim: 5 accesses (3 loads, 2 stores)\n"));
+    assert_true(contains(t, "L1 256 bytes 2-way, L2 512 bytes 2-way, 64-byte lines, inclusive, FIFO"));
+    assert_true(contains(t, "    L1              1              4   80.0000%\n"));
+    free(t);
+    t = report_str(&prof_cachesim, st, PROF_TEXT, 0.1, NULL);
+    assert_true(contains(t, "cachesim: 50 accesses (30 loads, 20 stores)\n"));
+    assert_true(contains(t, "estimates from sampling at rate 0.1"));
+    assert_true(contains(t, "    L1             10             40   80.0000%\n"));
+    free(t);
+    for (int f = PROF_FOLDED; f <= PROF_CALLGRIND; f++) {
+        int rc;
+        char *s = report_str(&prof_cachesim, st, (ProfFormat)f, 1.0, &rc);
+        assert_int_equal(rc, -2);
+        free(s);
+    }
+    prof_cachesim.close(st);
+}
+
+static void test_cachesim_default_geometry(void **state) {
+    (void)state;
+    void *st = prof_cachesim.open();
+    /* 32 KB 4-way: 128 sets; lines 0, 128, 256, 384, 512 share set 0: the fifth evicts 0 */
+    uint64_t ev[12];
+    size_t n = 0;
+    for (int k = 0; k < 5; k++) ev[n++] = LOAD(L(128 * k));
+    ev[n++] = LOAD(L(0));          /* L1 miss, L2 hit (L2: 1024 sets, no conflict) */
+    ev[n++] = LOAD(L(512));        /* L1 hit */
+    feed(&prof_cachesim, st, ev, n, n);
+    char *js = json_of(st);
+    assert_true(contains(js, "\"l1\":{\"size\":32768,\"ways\":4,\"sets\":128,\"hits\":1,\"misses\":6,"));
+    assert_true(contains(js, "\"l2\":{\"size\":524288,\"ways\":8,\"sets\":1024,\"hits\":1,\"misses\":5,"));
+    free(js);
+    char *t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
+    assert_true(contains(t, "L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive, FIFO"));
+    free(t);
+    prof_cachesim.close(st);
+}
+
+static void test_cachesim_configure_errors(void **state) {
+    (void)state;
+    const char *err = NULL;
+    assert_int_equal(prof_cachesim_configure("33k:4", NULL, NULL, &err), -1);
+    assert_true(contains(err, "L1 size in '33k:4' must be a power-of-two number of 64-byte lines"));
+    assert_int_equal(prof_cachesim_configure(NULL, "512k:3", NULL, &err), -1);
+    assert_true(contains(err, "L2 ways in '512k:3' must be at least 1 and divide its 8192 lines"));
+    assert_int_equal(prof_cachesim_configure("32k:0", NULL, NULL, &err), -1);
+    assert_true(contains(err, "L1 ways"));
+    assert_int_equal(prof_cachesim_configure("32k", NULL, NULL, &err), -1);
+    assert_true(contains(err, "bad L1 geometry '32k': expected SIZE:WAYS, e.g. 32k:4"));
+    assert_int_equal(prof_cachesim_configure(NULL, "x:8", NULL, &err), -1);
+    assert_true(contains(err, "bad L2 geometry 'x:8'"));
+    assert_int_equal(prof_cachesim_configure("32k:4x", NULL, NULL, &err), -1);
+    assert_int_equal(prof_cachesim_configure("4g:4", NULL, NULL, &err), -1);
+    assert_true(contains(err, "too large"));
+    assert_int_equal(prof_cachesim_configure("1m:4", "512k:8", NULL, &err), -1);
+    assert_true(contains(err, "L2 (524288 bytes) is smaller than L1 (1048576 bytes)"));
+    assert_int_equal(prof_cachesim_configure("1m:4", NULL, NULL, &err), -1); /* against L2 512k */
+    assert_int_equal(prof_cachesim_configure(NULL, NULL, "random", &err), -1);
+    assert_true(contains(err, "unknown policy 'random'; valid policies: fifo, lru"));
+    /* nothing changed */
+    void *st = prof_cachesim.open();
+    char *t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
+    assert_true(contains(t, "L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive, FIFO"));
+    free(t);
+    prof_cachesim.close(st);
+    /* accepted forms */
+    assert_int_equal(prof_cachesim_configure("64KB:8", "2M:16", "lru", &err), 0);
+    assert_int_equal(prof_cachesim_configure("64:1", "64:1", NULL, &err), 0);      /* one line */
+    assert_int_equal(prof_cachesim_configure("1k:16", "1k:16", NULL, &err), 0);    /* fully associative */
+    st = prof_cachesim.open();
+    t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
+    assert_true(contains(t, "L1 1 KB 16-way, L2 1 KB 16-way, 64-byte lines, inclusive, LRU"));
+    free(t);
+    prof_cachesim.close(st);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_cachesim_fifo, defaults),
+        cmocka_unit_test_teardown(test_cachesim_lru, defaults),
+        cmocka_unit_test_teardown(test_cachesim_inclusive_eviction_fifo, defaults),
+        cmocka_unit_test_teardown(test_cachesim_inclusive_eviction_lru, defaults),
+        cmocka_unit_test_teardown(test_cachesim_misses_per_function, defaults),
+        cmocka_unit_test_teardown(test_cachesim_threads, defaults),
+        cmocka_unit_test_teardown(test_cachesim_merge_equals_one_state, defaults),
+        cmocka_unit_test_teardown(test_cachesim_text_and_sampling, defaults),
+        cmocka_unit_test_teardown(test_cachesim_default_geometry, defaults),
+        cmocka_unit_test_teardown(test_cachesim_configure_errors, defaults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
