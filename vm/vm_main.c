@@ -43,6 +43,9 @@ static const XOption xoptions[] = {
     {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: bursts of a fraction of chunks, never blocks"},
     {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of chunks analysed"},
     {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: bytes analysed at the start of a sampled chunk"},
+    {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache"},
+    {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache"},
+    {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy"},
     {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk"},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)"},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green"},
@@ -262,6 +265,20 @@ static bool parse_xoption(const char *arg, Options *opt) {
         if (val == NULL || !cab_size_parse(val, &opt->sample_burst, &err) || opt->sample_burst == 0 ||
             opt->sample_burst % 8 != 0) {
             fprintf(stderr, "tandem: bad value '%s' for -Xsample.burst; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strncmp(o->name, "cachesim.", 9) == 0) {
+        const char *err = NULL;
+        const char *l1 = NULL, *l2 = NULL, *pol = NULL;
+        if (o->name[9] == 'p')
+            pol = val ? val : "";
+        else if (o->name[10] == '1')
+            l1 = val ? val : "";
+        else
+            l2 = val ? val : "";
+        if (prof_cachesim_configure(l1, l2, pol, &err) != 0) {
+            fprintf(stderr, "tandem: bad value '%s' for -X%s: %s; valid values: %s\n", val ? val : "", o->name,
+                    err ? err : "invalid", o->values);
             return false;
         }
     } else if (strcmp(o->name, "test.analyzer_delay") == 0) {
