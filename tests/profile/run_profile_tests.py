@@ -64,6 +64,11 @@ def main():
         code, out, err = run(tandem, "-Xprofile=methodcount", *extra, "shape.lua")
         check(f"{mode}: exit", code == 0 and out == "done\n", f"{code} {out!r} {err!r}")
         reports[mode] = err
+        # The same run with -Xstats: every event produced was consumed.
+        code2, _, err2 = run(tandem, "-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
+        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", err2)
+        check(f"{mode}: produced == consumed", code2 == 0 and m and m.group(1) == m.group(2) and m.group(3) == "0",
+              m.group(0) if m else err2[-1000:])
         try:
             counts, (total, nfun) = parse(err)
         except (StopIteration, AttributeError, KeyError, AssertionError) as e:
