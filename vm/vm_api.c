@@ -215,7 +215,7 @@ void vm_setfield(State *S, Table *t, const char *k, Value v) {
 void vm_setglobal(State *S, const char *name, Value v) { vm_setfield(S, S->g->globals, name, v); }
 
 Value vm_getglobal(State *S, const char *name) {
-    return *vm_table_getstr(S->g->globals, vm_string_newc(S, name));
+    return vm_loadv(vm_table_getstr(S->g->globals, vm_string_newc(S, name)));
 }
 
 Value *vm_upvalue(State *S, int i) { return &S->ci->func->u.cf->upvals[i - 1]; }

@@ -39,7 +39,7 @@ static Value *tryfuncTM(State *S, Value *func) {
     Table *mt = vm_metatable_of(S, func);
     const Value *tm = mt ? vm_gettm(mt, TM_CALL, S->g->tmname[TM_CALL]) : NULL;
     if (tm == NULL) vm_callerror(S, func);
-    Value f = *tm;
+    Value f = vm_loadv(tm);   /* a metatable slot: other threads may change it */
     ptrdiff_t fo = vm_savestack(S, func);
     vm_checkstack_fast(S, 1);
     func = vm_restorestack(S, fo);

@@ -224,6 +224,13 @@ _Noreturn void vm_typeerror(State *S, const Value *v, const char *op) {
     vm_runerror(S, "attempt to %s a %s value%s", op, vm_objtypename(S, v), info);
 }
 
+_Noreturn void vm_typeerror_of(State *S, const Value *where, const Value *v, const char *op) {
+    char info[128];
+    info[0] = '\0';
+    if (where != NULL) varinfo(S, where, info, sizeof info);
+    vm_runerror(S, "attempt to %s a %s value%s", op, vm_objtypename(S, v), info);
+}
+
 _Noreturn void vm_callerror(State *S, const Value *v) { vm_typeerror(S, v, "call"); }
 
 _Noreturn void vm_concaterror(State *S, const Value *a, const Value *b) {

@@ -12,6 +12,10 @@ String *vm_add_position(State *S, const CallInfo *ci, String *msg);
 /* Errors naming the culprit: [v] may point into the current frame's registers, at a
  * constant or an upvalue; the message then says "(local 'x')", "(global 'x')", ... */
 _Noreturn void vm_typeerror(State *S, const Value *v, const char *op);
+/* The same for a private copy [v] of the value that lives at [where] (a register, an
+ * upvalue or a constant, used only to name the variable; NULL: no name). For values other
+ * threads may change: the type is taken from the copy, never from the shared slot. */
+_Noreturn void vm_typeerror_of(State *S, const Value *where, const Value *v, const char *op);
 _Noreturn void vm_callerror(State *S, const Value *v);
 _Noreturn void vm_concaterror(State *S, const Value *a, const Value *b);
 _Noreturn void vm_opinterror(State *S, const Value *a, const Value *b, const char *msg);

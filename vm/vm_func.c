@@ -31,13 +31,18 @@ UpVal *vm_findupval(State *S, Value *level) {
     return uv;
 }
 
-/* Close open upvalues at or above [level]: copy the value in and point at the copy. */
+/* Close open upvalues at or above [level]: copy the value in and point at the copy.
+ * Closures on other threads may read or write the upvalue meanwhile (GETUPVAL/SETUPVAL
+ * load uv->v once, then move the whole Value): the copy is one 16-byte load and store, and
+ * uv->v is published after it with a release store, so a thread that sees the new pointer
+ * sees the copied value. A store another thread makes to the stack slot after the copy is
+ * lost, as with any racing store. */
 void vm_closeupvals(State *S, Value *level) {
     UpVal *uv;
     while ((uv = S->openupval) != NULL && uv->v >= level) {
         S->openupval = uv->next;
-        uv->closed = *uv->v;
-        uv->v = &uv->closed;
+        vm_copyv(&uv->closed, uv->v);
+        __atomic_store_n(&uv->v, &uv->closed, __ATOMIC_RELEASE);
     }
 }
 
@@ -76,7 +81,7 @@ static void calltbc(State *S, ptrdiff_t objoff, const Value *err) {
     Value e = err ? *err : vm_nil();
     vm_checkstack_fast(S, 3);
     obj = vm_restorestack(S, objoff);
-    S->top[0] = *tm;
+    S->top[0] = vm_loadv(tm);   /* a metatable slot: other threads may change it */
     S->top[1] = *obj;
     S->top[2] = e;
     S->top += 3;

@@ -111,37 +111,46 @@ L_LOADFALSE:
 L_LOADTRUE:
     RA()->tt = VT_TRUE;
     NEXT();
-L_GETUPVAL:
-    *RA() = *cl->upvals[B()]->v;
+/* Upvalues and table slots may be shared with other threads: whole-Value loads and
+ * stores (vm_loadv / vm_copyv, see vm_value.h), and decisions on the private copy. */
+L_GETUPVAL: {
+    const Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    vm_copyv(RA(), uv);
     NEXT();
-L_SETUPVAL:
-    *cl->upvals[B()]->v = *RA();
+}
+L_SETUPVAL: {
+    Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    vm_copyv(uv, RA());
     NEXT();
+}
 L_GETTABUP: {
-    const Value *t = cl->upvals[B()]->v;
+    const Value *uvp = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    Value tv = vm_loadv(uvp);
     const Value *key = KC();
-    if (t->tt == VT_TABLE) {
-        const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
-        if (!vm_isnil(slot) || t->u.t->meta == NULL) {
-            *RA() = *slot;
+    if (tv.tt == VT_TABLE) {
+        const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
+        vm_V16 v = vm_load16(slot);
+        if (vm_v16_tt(v) != VT_NIL || tv.u.t->meta == NULL) {
+            vm_put16(RA(), v);
             NEXT();
         }
-        FINISHGET(t, key, slot);
+        FINISHGET(uvp, key, &vm_absent);   /* the upvalue itself, for error messages */
     }
-    FINISHGET(t, key, NULL);
+    FINISHGET(uvp, key, NULL);
 }
 L_SETTABUP: {
-    const Value *t = cl->upvals[A()]->v;
+    Value *uvp = __atomic_load_n(&cl->upvals[A()]->v, __ATOMIC_ACQUIRE);
+    Value tv = vm_loadv(uvp);
     const Value *key = KB();
     const Value *val = RKC();
-    if (t->tt == VT_TABLE) {
-        Value *slot = vm_table_slotstr(t->u.t, key->u.s);
+    if (tv.tt == VT_TABLE) {
+        Value *slot = vm_table_slotstr(tv.u.t, key->u.s);
         if (slot != NULL) {
-            *slot = *val;
+            vm_copyv(slot, val);
             NEXT();
         }
     }
-    Protect(vm_finishset(S, t, key, val));
+    Protect(vm_finishset(S, uvp, key, val));
     NEXT();
 }
 L_GETTABLE: {
@@ -150,15 +159,17 @@ L_GETTABLE: {
     if (t->tt == VT_TABLE) {
         Table *h = t->u.t;
         const Value *slot;
-        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < h->asize)
-            slot = &h->arr[key->u.i - 1];
+        const TabArr *ap = vm_table_arr(h);
+        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < ap->size)
+            slot = &ap->v[key->u.i - 1];
         else
             slot = vm_table_get(h, key);
-        if (!vm_isnil(slot) || h->meta == NULL) {
-            *RA() = *slot;
+        vm_V16 v = vm_load16(slot);
+        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) {
+            vm_put16(RA(), v);
             NEXT();
         }
-        FINISHGET(t, key, slot);
+        FINISHGET(t, key, &vm_absent);
     }
     FINISHGET(t, key, NULL);
 }
@@ -167,9 +178,11 @@ L_GETI: {
     vm_Integer n = (vm_Integer)C();
     if (t->tt == VT_TABLE) {
         Table *h = t->u.t;
-        const Value *slot = ((vm_Unsigned)n - 1u < h->asize) ? &h->arr[n - 1] : vm_table_getint(h, n);
-        if (!vm_isnil(slot) || h->meta == NULL) {
-            *RA() = *slot;
+        const TabArr *ap = vm_table_arr(h);
+        const Value *slot = ((vm_Unsigned)n - 1u < ap->size) ? &ap->v[n - 1] : vm_table_getint(h, n);
+        vm_V16 v = vm_load16(slot);
+        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) {
+            vm_put16(RA(), v);
             NEXT();
         }
     }
@@ -181,20 +194,24 @@ L_GETFIELD: {
     const Value *key = KC();
     if (t->tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
-        if (!vm_isnil(slot) || t->u.t->meta == NULL) {
-            *RA() = *slot;
+        vm_V16 v = vm_load16(slot);
+        if (vm_v16_tt(v) != VT_NIL || t->u.t->meta == NULL) {
+            vm_put16(RA(), v);
             NEXT();
         }
         /* One level of __index = class table, inline (method lookups). */
         const Value *tm = vm_fasttm(S, t->u.t->meta, TM_INDEX);
-        if (tm != NULL && tm->tt == VT_TABLE) {
-            const Value *s2 = vm_table_getstr_inline(tm->u.t, key->u.s);
-            if (!vm_isnil(s2)) {
-                *RA() = *s2;
-                NEXT();
+        if (tm != NULL) {
+            Value tmv = vm_loadv(tm);
+            if (tmv.tt == VT_TABLE) {
+                v = vm_load16(vm_table_getstr_inline(tmv.u.t, key->u.s));
+                if (vm_v16_tt(v) != VT_NIL) {
+                    vm_put16(RA(), v);
+                    NEXT();
+                }
             }
         }
-        FINISHGET(t, key, slot);
+        FINISHGET(t, key, &vm_absent);
     }
     FINISHGET(t, key, NULL);
 }
@@ -204,14 +221,15 @@ L_SETTABLE: {
     const Value *val = RKC();
     if (t->tt == VT_TABLE) {
         Table *h = t->u.t;
-        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < h->asize &&
-            (!vm_isnil(&h->arr[key->u.i - 1]) || h->meta == NULL)) {
-            h->arr[key->u.i - 1] = *val;
+        TabArr *ap = vm_table_arr(h);
+        if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < ap->size &&
+            (!vm_isnil(&ap->v[key->u.i - 1]) || h->meta == NULL)) {
+            vm_copyv(&ap->v[key->u.i - 1], val);
             NEXT();
         }
         Value *slot = vm_table_slot(h, key);
         if (slot != NULL) {
-            *slot = *val;
+            vm_copyv(slot, val);
             NEXT();
         }
         if (h->meta == NULL) {
@@ -228,8 +246,9 @@ L_SETI: {
     const Value *val = RKC();
     if (t->tt == VT_TABLE) {
         Table *h = t->u.t;
-        if ((vm_Unsigned)n - 1u < h->asize && (!vm_isnil(&h->arr[n - 1]) || h->meta == NULL)) {
-            h->arr[n - 1] = *val;
+        TabArr *ap = vm_table_arr(h);
+        if ((vm_Unsigned)n - 1u < ap->size && (!vm_isnil(&ap->v[n - 1]) || h->meta == NULL)) {
+            vm_copyv(&ap->v[n - 1], val);
             NEXT();
         }
         if (h->meta == NULL) {
@@ -249,7 +268,7 @@ L_SETFIELD: {
         Table *h = t->u.t;
         Value *slot = vm_table_slotstr(h, key->u.s);
         if (slot != NULL) {
-            *slot = *val;
+            vm_copyv(slot, val);
             NEXT();
         }
         if (h->meta == NULL) { /* a new key in a plain table: raw insert, one probe */
@@ -273,18 +292,21 @@ L_SELF: {
     Value *ra = RA();
     ra[1] = tv;
     if (tv.tt == VT_TABLE && key->tt == VT_STR) {
-        const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
-        if (!vm_isnil(slot)) {
-            *RA() = *slot;
+        vm_V16 v = vm_load16(vm_table_getstr_inline(tv.u.t, key->u.s));
+        if (vm_v16_tt(v) != VT_NIL) {
+            vm_put16(RA(), v);
             NEXT();
         }
         /* The method usually sits one __index away, in the class table. */
         const Value *tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
-        if (tm != NULL && tm->tt == VT_TABLE) {
-            slot = vm_table_getstr_inline(tm->u.t, key->u.s);
-            if (!vm_isnil(slot)) {
-                *RA() = *slot;
-                NEXT();
+        if (tm != NULL) {
+            Value tmv = vm_loadv(tm);
+            if (tmv.tt == VT_TABLE) {
+                v = vm_load16(vm_table_getstr_inline(tmv.u.t, key->u.s));
+                if (vm_v16_tt(v) != VT_NIL) {
+                    vm_put16(RA(), v);
+                    NEXT();
+                }
             }
         }
     }
@@ -761,7 +783,7 @@ L_SETLIST: {
     if (n == 0) n = (int)(S->top - ra) - 1;
     Table *t = ra->u.t;
     ci->savedpc = pc;
-    if (last + (vm_Unsigned)n > t->asize) vm_table_reserve(S, t, (uint32_t)(last + (vm_Unsigned)n), 0);
+    if (last + (vm_Unsigned)n > vm_table_asize(t)) vm_table_reserve(S, t, (uint32_t)(last + (vm_Unsigned)n), 0);
     ra = RA();
     for (int j = 1; j <= n; j++) vm_table_setint(S, t, (vm_Integer)(last + (vm_Unsigned)j), &ra[j]);
     S->top = ci->top;

@@ -302,7 +302,7 @@ static int ipairs_aux(State *S) {
     Value *tv = vm_at(S, 1);
     Value v;
     if (vm_istable(tv) && tv->u.t->meta == NULL) {
-        v = *vm_table_getint(tv->u.t, i);
+        v = vm_loadv(vm_table_getint(tv->u.t, i));
     } else {
         Value t = *tv, k = vm_int(i);
         v = vm_gettable(S, &t, &k);
@@ -349,7 +349,7 @@ static int base_select(State *S) {
 static int base_rawget(State *S) {
     Table *t = vm_check_table(S, 1);
     vm_check_any(S, 2);
-    return push1(S, *vm_table_get(t, vm_at(S, 2)));
+    return push1(S, vm_loadv(vm_table_get(t, vm_at(S, 2))));
 }
 
 static int base_rawset(State *S) {
@@ -395,8 +395,8 @@ static int base_getmetatable(State *S) {
         vm_pushnil(S);
         return 1;
     }
-    const Value *protected_mt = vm_table_getstr(mt, S->g->tmname[TM_METATABLE]);
-    return push1(S, vm_isnil(protected_mt) ? vm_table(mt) : *protected_mt);
+    Value protected_mt = vm_loadv(vm_table_getstr(mt, S->g->tmname[TM_METATABLE]));
+    return push1(S, vm_isnil(&protected_mt) ? vm_table(mt) : protected_mt);
 }
 
 /* }==================================================================== */
@@ -823,8 +823,8 @@ static int pkg_require(State *S) {
     String *name = vm_check_string(S, 1);
     vm_settop(S, 1);
     Table *loaded = S->g->loaded;
-    const Value *have = vm_table_getstr(loaded, name);
-    if (!vm_isfalsy(have)) return push1(S, *have);
+    Value have = vm_loadv(vm_table_getstr(loaded, name));
+    if (!vm_isfalsy(&have)) return push1(S, have);
     find_loader(S, package_table(S), name);
     Value extra = *vm_at(S, 3);
     vm_push(S, *vm_at(S, 2));
@@ -833,7 +833,7 @@ static int pkg_require(State *S) {
     vm_call(S, 2, 1);
     Value result = *vm_at(S, vm_gettop(S));
     if (!vm_isnil(&result)) vm_table_setstr(S, loaded, name, &result);
-    result = *vm_table_getstr(loaded, name);
+    result = vm_loadv(vm_table_getstr(loaded, name));
     if (vm_isnil(&result)) {
         result = vm_bool(true);
         vm_table_setstr(S, loaded, name, &result);

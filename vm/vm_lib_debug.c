@@ -118,7 +118,7 @@ static Value *upvalue_of(const Value *f, vm_Integer n, const char **name) {
         if (n < 1 || n > cl->p->nupvals || cl->upvals[n - 1] == NULL) return NULL;
         String *s = cl->p->upvals[n - 1].name;
         *name = s ? s->data : "(no name)";
-        return cl->upvals[n - 1]->v;
+        return __atomic_load_n(&cl->upvals[n - 1]->v, __ATOMIC_ACQUIRE);
     }
     if (f->tt == VT_CFUNC) {
         CClosure *cf = f->u.cf;
@@ -134,7 +134,7 @@ static int db_getupvalue(State *S) {
     const char *name;
     Value *v = upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name);
     if (v == NULL) return 0;
-    Value val = *v;
+    Value val = vm_loadv(v);   /* other threads may write the upvalue */
     vm_pushcstr(S, name);
     vm_push(S, val);
     return 2;
@@ -146,7 +146,7 @@ static int db_setupvalue(State *S) {
     const char *name;
     Value *v = upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name);
     if (v == NULL) return 0;
-    *v = *vm_at(S, 3);
+    vm_copyv(v, vm_at(S, 3));
     vm_pushcstr(S, name);
     return 1;
 }

@@ -45,7 +45,7 @@ enum { LN_FILE = 2, LN_NFMT = 3, LN_CLOSE = 4, LN_FMT0 = 5 };
 
 static Table *io_state(State *S) { return vm_upvalue(S, 1)->u.t; }
 
-static Table *file_meta(State *S) { return vm_table_getint(io_state(S), IOS_META)->u.t; }
+static Table *file_meta(State *S) { return vm_loadv(vm_table_getint(io_state(S), IOS_META)).u.t; }
 
 /* LFile of [v] when it is a file handle of this VM, else NULL. */
 static LFile *to_lfile(State *S, const Value *v) {
@@ -139,7 +139,7 @@ static Value open_or_raise(State *S, const char *name, const char *mode) {
 
 /* The default input or output file; raises if it was closed. */
 static FILE *get_iofile(State *S, int which) {
-    Value v = *vm_table_getint(io_state(S), which);
+    Value v = vm_loadv(vm_table_getint(io_state(S), which));
     LFile *p = to_lfile(S, &v);
     if (p == NULL || p->f == NULL)
         vm_error(S, "default %s file is closed", which == IOS_INPUT ? "input" : "output");
@@ -366,7 +366,7 @@ static int f_lines(State *S) {
 static int io_lines(State *S) {
     if (vm_gettop(S) == 0) vm_pushnil(S);
     if (vm_isnil(vm_at(S, 1))) {
-        *vm_at(S, 1) = *vm_table_getint(io_state(S), IOS_INPUT);
+        *vm_at(S, 1) = vm_loadv(vm_table_getint(io_state(S), IOS_INPUT));
         tofile(S);
         push_lines_iter(S, false);
         return 1;
@@ -418,7 +418,7 @@ static int write_values(State *S, FILE *f, int first, Value file) {
 
 static int io_write(State *S) {
     FILE *f = get_iofile(S, IOS_OUTPUT);
-    return write_values(S, f, 1, *vm_table_getint(io_state(S), IOS_OUTPUT));
+    return write_values(S, f, 1, vm_loadv(vm_table_getint(io_state(S), IOS_OUTPUT)));
 }
 
 static int f_write(State *S) {
@@ -435,7 +435,7 @@ static int f_close(State *S) {
 static int io_close(State *S) {
     if (vm_gettop(S) == 0 || vm_isnil(vm_at(S, 1))) {
         vm_settop(S, 0);
-        vm_push(S, *vm_table_getint(io_state(S), IOS_OUTPUT));
+        vm_push(S, vm_loadv(vm_table_getint(io_state(S), IOS_OUTPUT)));
     }
     return f_close(S);
 }
@@ -551,7 +551,7 @@ static int g_iofile(State *S, int which, const char *mode) {
         }
         vm_table_setint(S, io_state(S), which, &file);
     }
-    vm_push(S, *vm_table_getint(io_state(S), which));
+    vm_push(S, vm_loadv(vm_table_getint(io_state(S), which)));
     return 1;
 }
 

@@ -22,7 +22,7 @@ static bool is_raw(const Value *t) { return t->tt == VT_TABLE && t->u.t->meta ==
 
 /* t[i], through __index unless t is a table without metatable. */
 static Value tget(State *S, const Value *t, vm_Integer i) {
-    if (is_raw(t)) return *vm_table_getint(t->u.t, i);
+    if (is_raw(t)) return vm_loadv(vm_table_getint(t->u.t, i));
     Value k = vm_int(i);
     return vm_gettable(S, t, &k);
 }

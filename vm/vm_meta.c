@@ -23,9 +23,10 @@ static const Value *tm_of(State *S, const Value *v, TMS e) {
     return vm_gettm(mt, e, S->g->tmname[e]);
 }
 
-/* f(a, b) -> first result. */
+/* f(a, b) -> first result. [f] is usually a metatable slot (tm_of), which other threads
+ * may change: loaded whole. The operands are registers or private copies. */
 static Value call_tm_res(State *S, const Value *f, const Value *a, const Value *b) {
-    Value fv = *f, av = *a, bv = *b;
+    Value fv = vm_loadv(f), av = *a, bv = *b;
     vm_checkstack_fast(S, 3);
     S->top[0] = fv;
     S->top[1] = av;
@@ -37,7 +38,7 @@ static Value call_tm_res(State *S, const Value *f, const Value *a, const Value *
 }
 
 static void call_tm(State *S, const Value *f, const Value *a, const Value *b, const Value *c) {
-    Value fv = *f, av = *a, bv = *b, cv = *c;
+    Value fv = vm_loadv(f), av = *a, bv = *b, cv = *c;
     vm_checkstack_fast(S, 4);
     S->top[0] = fv;
     S->top[1] = av;
@@ -193,56 +194,76 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
  * Indexing
  * ====================================================================== */
 
+/* [t] may be an upvalue or a table slot that other threads change: it is loaded whole
+ * once (vm_loadv), and so is every slot and metamethod on the way; decisions are made on
+ * those copies (a call or an error never sees a value torn between two stores). [t]
+ * itself is passed on to error messages only for its address (the variable's name). */
+/* (In the loop, [tv] and [tmv] are never address-taken, so they stay in registers: a Value
+ * spilled as two halves and read back whole by a struct copy stalls on store forwarding,
+ * and that cost was paid at every step of an __index chain.) */
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot) {
-    Value tv = *t, kv = *k;
+    Value tv = vm_loadv(t), kv = *k;   /* the key is a register or a constant: private */
     for (int loop = 0; loop < VM_MAXTAGLOOP; loop++) {
-        const Value *tm;
+        Value tmv;
         if (tv.tt == VT_TABLE) {
             if (slot == NULL)
                 slot = kv.tt == VT_STR ? vm_table_getstr_inline(tv.u.t, kv.u.s) : vm_table_get(tv.u.t, &kv);
-            if (!vm_isnil(slot)) return *slot;
-            tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
+            Value v = vm_loadv(slot);
+            if (v.tt != VT_NIL) return v;
+            const Value *tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
             if (tm == NULL) return vm_nil();
+            tmv = vm_loadv(tm);
         } else {
-            tm = tm_of(S, &tv, TM_INDEX);
-            if (tm == NULL) vm_typeerror(S, loop == 0 ? t : &tv, "index");
+            Value cur = tv;
+            const Value *tm = tm_of(S, &cur, TM_INDEX);
+            if (tm == NULL) vm_typeerror_of(S, loop == 0 ? t : NULL, &cur, "index");
+            tmv = vm_loadv(tm);
         }
-        if (vm_isfunction(tm)) return call_tm_res(S, tm, &tv, &kv);
-        tv = *tm;
+        if (vm_isfunction(&tmv)) {
+            Value f = tmv, self = tv;
+            return call_tm_res(S, &f, &self, &kv);
+        }
+        tv = tmv;
         slot = NULL;
     }
     vm_runerror(S, "'__index' chain too long; possible loop");
 }
 
 void vm_finishset(State *S, const Value *t, const Value *k, const Value *v) {
-    Value tv = *t, kv = *k, vv = *v;
+    Value tv = vm_loadv(t), kv = *k, vv = *v;   /* key and value: registers or constants */
     for (int loop = 0; loop < VM_MAXTAGLOOP; loop++) {
-        const Value *tm;
+        Value tmv;
         if (tv.tt == VT_TABLE) {
             Table *h = tv.u.t;
             const Value *slot = vm_table_get(h, &kv);
+            const Value *tm;
             if (!vm_isnil(slot) || (tm = vm_fasttm(S, h->meta, TM_NEWINDEX)) == NULL) {
                 vm_table_set(S, h, &kv, &vv);
                 return;
             }
+            tmv = vm_loadv(tm);
         } else {
-            tm = tm_of(S, &tv, TM_NEWINDEX);
-            if (tm == NULL) vm_typeerror(S, loop == 0 ? t : &tv, "index");
+            Value cur = tv;
+            const Value *tm = tm_of(S, &cur, TM_NEWINDEX);
+            if (tm == NULL) vm_typeerror_of(S, loop == 0 ? t : NULL, &cur, "index");
+            tmv = vm_loadv(tm);
         }
-        if (vm_isfunction(tm)) {
-            call_tm(S, tm, &tv, &kv, &vv);
+        if (vm_isfunction(&tmv)) {
+            Value f = tmv, self = tv;
+            call_tm(S, &f, &self, &kv, &vv);
             return;
         }
-        tv = *tm;
+        tv = tmv;
     }
     vm_runerror(S, "'__newindex' chain too long; possible loop");
 }
 
 Value vm_gettable(State *S, const Value *t, const Value *k) {
-    if (t->tt == VT_TABLE) {
-        const Value *slot = vm_table_get(t->u.t, k);
-        if (!vm_isnil(slot) || t->u.t->meta == NULL) return *slot;
-        return vm_finishget(S, t, k, slot);
+    Value tv = vm_loadv(t);
+    if (tv.tt == VT_TABLE) {
+        Value v = vm_loadv(vm_table_get(tv.u.t, k));
+        if (v.tt != VT_NIL || tv.u.t->meta == NULL) return v;
+        return vm_finishget(S, t, k, &vm_absent);
     }
     return vm_finishget(S, t, k, NULL);
 }
@@ -378,8 +399,8 @@ const char *vm_objtypename(State *S, const Value *v) {
     if (v->tt == VT_TABLE) mt = v->u.t->meta;
     if (v->tt == VT_USERDATA) mt = v->u.u->meta;
     if (mt != NULL) {
-        const Value *name = vm_table_getstr(mt, S->g->tmname[TM_NAME]);
-        if (name->tt == VT_STR) return name->u.s->data;
+        Value name = vm_loadv(vm_table_getstr(mt, S->g->tmname[TM_NAME]));
+        if (name.tt == VT_STR) return name.u.s->data;
     }
     return vm_typename(v);
 }
@@ -389,7 +410,7 @@ Table *vm_getmetatable(State *S, const Value *v) { return vm_metatable_of(S, v);
 Value vm_getmetafield(State *S, const Value *v, const char *event) {
     Table *mt = vm_metatable_of(S, v);
     if (mt == NULL) return vm_nil();
-    return *vm_table_getstr(mt, vm_string_newc(S, event));
+    return vm_loadv(vm_table_getstr(mt, vm_string_newc(S, event)));
 }
 
 String *vm_tostring(State *S, const Value *v) {

@@ -170,10 +170,10 @@ String *vm_string_intern(State *S, const char *s, size_t len) {
     memcpy(key.str.data, s, len);
     key.str.data[len] = '\0';
     if (g->intern != NULL) {
-        const Value *v = vm_table_getstr(g->intern, &key.str);
-        if (v->tt == VT_STR) return v->u.s;
+        Value v = vm_loadv(vm_table_getstr(g->intern, &key.str));
+        if (v.tt == VT_STR) return v.u.s;
     }
-    if (g->intern == NULL || g->intern->hlive >= VM_INTERN_MAX) g->intern = vm_table_new(S, 0, 256);
+    if (g->intern == NULL || vm_table_hlive(g->intern) >= VM_INTERN_MAX) g->intern = vm_table_new(S, 0, 256);
     String *ns = vm_string_new(S, s, len);
     Value v = vm_str(ns);
     vm_table_setstr(S, g->intern, ns, &v);

@@ -1,17 +1,15 @@
 /* vm_table.c: Lua tables: an array part plus an open-addressing hash part (see Table in
  * vm_value.h for the layout and its invariants). */
-#include <assert.h>
 #include <string.h>
 
 #include "vm_state.h"
 #include "vm_string.h"
 #include "vm_table.h"
-#include "gc_api.h"
 
-/* Largest array part: 2^MAXABITS slots. asize is a uint32_t, and 2^30 Values are already
- * 16 GB. Integer keys above it always live in the hash part. */
+/* Largest array part: 2^MAXABITS slots. TabArr.size is a uint32_t, and 2^30 Values are
+ * already 16 GB. Integer keys above it always live in the hash part. */
 #define MAXABITS 30
-/* Largest hash part: 2^MAXHBITS nodes (hmask is a uint32_t; 2^30 nodes are 32 GB). */
+/* Largest hash part: 2^MAXHBITS nodes (TabNodes.mask is a uint32_t; 2^30 nodes are 32 GB). */
 #define MAXHBITS 30
 
 /* ======================================================================
@@ -22,12 +20,14 @@
  *   live   key set, value non-nil
  *   dead   key set, value nil      (a removed key: kept so that next() can resume from it)
  * Invariants (checked by vm_table_check):
- *   - every key is reachable from its home node (hash & hmask) without crossing an empty
+ *   - every key is reachable from its home node (hash & mask) without crossing an empty
  *     node, and appears once;
- *   - hused (live + dead nodes) never exceeds hlimit(capacity), so at least a quarter of
- *     the nodes (one node for 2 or 4 nodes) stay empty and every probe ends;
+ *   - 'used' (live + dead nodes) never exceeds 'limit' = hlimit(capacity), so at least a
+ *     quarter of the nodes (one node for 2 or 4 nodes) stay empty;
  *   - keys are normalised: no nil, no NaN, no float with an integer value, no integer in
- *     1..asize (those live in the array part).
+ *     1..arr->size (those live in the array part).
+ * These hold while one thread at a time changes the table; with racing writers only the
+ * shape checked by vm_table_check_shape does (see "Races").
  * A new key takes the first dead node of its probe sequence if there is one (removing and
  * adding keys in turn does not fill the table with dead nodes); otherwise it takes the empty
  * node that ended the probe, and when that would pass the limit the table is rehashed:
@@ -37,25 +37,75 @@
  * which the shared Node layout does not have; and lookups in it chase pointers, where
  * linear probing reads neighbouring nodes from the same cache lines. */
 
+/* ======================================================================
+ * Races
+ * ======================================================================
+ * Language threads (native, and green threads on several carriers) share tables without
+ * locks, so any number of threads may run any of these functions on one table at once.
+ * The program then gets unspecified values (a store may be lost, a read may see an older
+ * or a newer value, a racing insertion may duplicate a key or drop another one, counts
+ * drift), but nothing here reads or writes outside a block, dereferences a payload under
+ * the wrong tag, or loops forever. How:
+ *   - Slots. Every key and value slot of a block is read and written as a whole with one
+ *     16-byte access (vm_loadv / vm_storev / vm_copyv in vm_value.h) and readers inspect
+ *     their copy. A tag read alone (is this slot nil?) is fine; its payload is never used.
+ *   - Blocks. Each part is a block that holds its own size (TabArr.size, TabNodes.mask),
+ *     and a size is only ever used with the block it came from: code loads t->arr or
+ *     t->node once (vm_table_arr / vm_table_nodes) and works on that block. A resize
+ *     builds the new blocks privately (copying the old slots with whole-Value loads), then
+ *     publishes them with release stores: t->arr, then t->node. Readers use acquire loads
+ *     (plain moves on x86, which keeps loads in order; the compiler must not reorder or
+ *     repeat them). A thread that still works on a replaced block reads stale values or
+ *     stores into it in vain; the block stays valid memory because old blocks are never
+ *     given back with gc_free (the collector reclaims them once nobody points into them;
+ *     Boehm recognises interior pointers).
+ *   - Hash mask. Lookups probe with t->hmask, loaded before t->node; the hash part never
+ *     shrinks and t->hmask is published after its block, so every (mask, block) pair a
+ *     reader can combine is in bounds (vm_table_hpart in vm_table.h). Stores and walks use
+ *     the block's own mask.
+ *   - Length hint. TabArr.lenhint is clamped to its block's size when used.
+ *   - Hash probes. Racing inserters may together take every node of a block (each checks
+ *     'used' against 'limit', but the counts are updated without atomics), so no probe may
+ *     rely on finding an empty node: every probe visits at most mask + 1 nodes. An insertion
+ *     that finds no empty node rehashes; rehashing recounts the nodes instead of trusting
+ *     the counts, and a rebuild whose keys outgrow the new block (keys added meanwhile)
+ *     retries with twice the nodes.
+ *   - Writes into a node: key first, then value. A reader may see a new key with a nil
+ *     value (absent) but never a recycled dead key with the new key's value.
+ * In a program without races none of this changes what a table holds (vm_table_check). */
+
 const Value vm_absent = {{0}, VT_NIL};
 
-/* ======================================================================
- * Array part and its length hint
- * ======================================================================
- * An array block has asize + 1 slots: arr[asize] is a hidden slot, never a value, whose
- * u.i holds the length hint, the border last found by vm_table_len (0 .. asize; any value
- * in that range is correct, it is only where the search starts). It makes `t[#t+1] = v`
- * and `t[#t] = nil` O(1) instead of a binary search over the array part (5M appends:
- * 630 ms in vm_table_len alone without it; lua5.4 keeps such a hint in 'alimit'). Its tag
- * stays VT_NIL. The slot lives in the block because Table has no field for it (a uint32_t
- * in the padding after hlive would do, without growing Table); so any code that allocates
- * t->arr must go through this file (vm_table_reserve). */
+/* The shared empty parts: size 0, and mask 0 with one empty node and limit 0 (a probe
+ * ends at once; an insertion always rehashes first, so nothing ever writes to them). All
+ * zero bytes: VT_NIL is 0. */
+static const struct {
+    uint32_t size, unused[3];
+} emptyarr_ __attribute__((aligned(16)));
+static const struct {
+    uint32_t mask, limit, used, live, unused[4];
+    Node n0;
+} emptynodes_;
+#define EMPTYARR ((TabArr *)&emptyarr_)
+#define EMPTYNODES ((TabNodes *)&emptynodes_)
+_Static_assert(offsetof(TabArr, v) == 16 && sizeof emptyarr_ == sizeof(TabArr), "array block header");
+_Static_assert(offsetof(TabNodes, n) == 32 && offsetof(__typeof__(emptynodes_), n0) == offsetof(TabNodes, n),
+               "node block header");
 
-static inline uint32_t gethint(const Table *t) { return (uint32_t)t->arr[t->asize].u.i; }
-static inline void sethint(Table *t, uint32_t h) { t->arr[t->asize].u.i = h; }
+/* The length hint: the border last found by vm_table_len (any value is correct, it is only
+ * where the search starts). It makes `t[#t+1] = v` and `t[#t] = nil` O(1) instead of a
+ * binary search over the array part (5M appends: 630 ms in vm_table_len alone without
+ * it; lua5.4 keeps such a hint in 'alimit'). One 32-bit word in the Table, written by any
+ * thread, so clamped to the size of the array block in use. */
+static inline uint32_t gethint(const TabArr *a) {
+    uint32_t h = __atomic_load_n(&a->lenhint, __ATOMIC_RELAXED);
+    return h < a->size ? h : a->size;
+}
+/* Only for a non-empty block: the shared empty one is read-only. */
+static inline void sethint(TabArr *a, uint32_t h) { __atomic_store_n(&a->lenhint, h, __ATOMIC_RELAXED); }
 
 /* Most keys a hash part of [cap] nodes may hold, dead ones included: 3/4 of the nodes
- * (one less than all for the tiny sizes, so a probe always finds an empty node). */
+ * (one less than all for the tiny sizes, so a probe usually finds an empty node). */
 static inline uint32_t hlimit(uint32_t cap) {
     return cap <= 4 ? (cap == 0 ? 0 : cap - 1) : cap - (cap >> 2);
 }
@@ -104,7 +154,8 @@ static inline bool streq(const String *a, const String *b, uint32_t hb) {
 }
 
 /* Key equality for normalised keys: strings by bytes, booleans by tag, integers and
- * floats by value (no NaN, and -0.0 became integer 0), everything else by identity. */
+ * floats by value (no NaN, and -0.0 became integer 0), everything else by identity.
+ * [nk] is a private copy of a node's key. */
 static inline bool keyeq(const Value *nk, const Value *k, uint32_t h) {
     if (nk->tt != k->tt) return false;
     switch (k->tt) {
@@ -127,112 +178,172 @@ static inline bool floatkey(vm_Number d, vm_Integer *out) {
     return false;
 }
 
-/* Node holding integer key [k] (live or dead), or NULL. */
+/* Node of the hash part of [t] holding integer key [k] (live or dead), or NULL. */
 static inline Node *findint(const Table *t, vm_Integer k) {
-    if (t->node == NULL) return NULL;
-    uint32_t m = t->hmask, i = hashint(k) & m;
-    for (;;) {
-        Node *n = &t->node[i];
-        if (n->key.tt == VT_INT) {
-            if (n->key.u.i == k) return n;
-        } else if (n->key.tt == VT_NIL) {
+    uint32_t m;
+    const TabNodes *b = vm_table_hpart(t, &m);
+    uint32_t i = hashint(k) & m;
+    for (uint32_t left = m + 1; left != 0; left--) {
+        Node *n = (Node *)&b->n[i];
+        vm_V16 nk = vm_load16(&n->key);
+        uint32_t tt = vm_v16_tt(nk);
+        if (tt == VT_INT) {
+            if (vm_v16_i(nk) == k) return n;
+        } else if (tt == VT_NIL) {
             return NULL;
         }
         i = (i + 1) & m;
     }
+    return NULL;
 }
 
-/* Node holding string key [s] (live or dead), or NULL. */
+/* Node of the hash part of [t] holding string key [s] (live or dead), or NULL. */
 static inline Node *findstr(const Table *t, String *s) {
-    if (t->node == NULL) return NULL;
+    uint32_t m;
+    const TabNodes *b = vm_table_hpart(t, &m);
     uint32_t h = hashstr(s);
-    uint32_t m = t->hmask, i = h & m;
-    for (;;) {
-        Node *n = &t->node[i];
-        if (n->key.tt == VT_STR) {
-            if (streq(n->key.u.s, s, h)) return n;
-        } else if (n->key.tt == VT_NIL) {
+    uint32_t i = h & m;
+    for (uint32_t left = m + 1; left != 0; left--) {
+        Node *n = (Node *)&b->n[i];
+        vm_V16 nk = vm_load16(&n->key);
+        uint32_t tt = vm_v16_tt(nk);
+        if (tt == VT_STR) {
+            if (streq(vm_v16_p(nk), s, h)) return n;
+        } else if (tt == VT_NIL) {
             return NULL;
         }
         i = (i + 1) & m;
     }
+    return NULL;
 }
 
-/* Node holding normalised key [k] (live or dead), or NULL. */
-static Node *findkey(const Table *t, const Value *k) {
-    if (t->node == NULL) return NULL;
-    uint32_t h = keyhash(k);
-    uint32_t m = t->hmask, i = h & m;
-    for (;;) {
-        Node *n = &t->node[i];
-        if (keyeq(&n->key, k, h)) return n;
-        if (n->key.tt == VT_NIL) return NULL;
+/* Node of block [b] holding normalised key [k] (live or dead), or NULL. */
+static Node *findkeyh(const TabNodes *b, const Value *k, uint32_t h) {
+    uint32_t m = b->mask, i = h & m;
+    for (uint32_t left = m + 1; left != 0; left--) {
+        Node *n = (Node *)&b->n[i];
+        Value nk = vm_loadv(&n->key);
+        if (keyeq(&nk, k, h)) return n;
+        if (nk.tt == VT_NIL) return NULL;
         i = (i + 1) & m;
     }
+    return NULL;
 }
 
-/* Place a key known to be absent into a hash part with room and no dead nodes (a
- * freshly allocated one, during a resize). */
-static void rawinsert(Table *t, const Value *k, const Value *v) {
-    uint32_t m = t->hmask, i = keyhash(k) & m;
-    assert(t->node != NULL && t->hused < hlimit(m + 1));
-    while (t->node[i].key.tt != VT_NIL) i = (i + 1) & m;
-    t->node[i].key = *k;
-    t->node[i].val = *v;
-    t->hused++;
-    t->hlive++;
-}
+static Node *findkey(const TabNodes *b, const Value *k) { return findkeyh(b, k, keyhash(k)); }
 
 /* ======================================================================
  * Resizing
  * ====================================================================== */
 
+static TabArr *newarr(State *S, uint32_t n) {
+    if (n == 0) return EMPTYARR;
+    TabArr *a = vm_alloc(S, sizeof(TabArr) + (size_t)n * sizeof(Value));   /* zeroed: nils */
+    a->size = n;
+    return a;
+}
+
+static TabNodes *newnodes(State *S, uint32_t cap) {
+    if (cap == 0) return EMPTYNODES;
+    TabNodes *b = vm_alloc(S, sizeof(TabNodes) + (size_t)cap * sizeof(Node));   /* all empty */
+    b->mask = cap - 1;
+    b->limit = hlimit(cap);
+    return b;
+}
+
+/* Place key [k] with value [v] into block [b], which no other thread can see yet and
+ * which has no dead nodes. false: no room under the limit (keys were added to the old
+ * block by another thread while it was counted). A key that racing insertions left twice
+ * in the old block stays twice: lookups find the first copy (vm_table_check_shape allows
+ * that; vm_table_check does not). */
+static bool rawinsert(TabNodes *b, const Value *k, const Value *v) {
+    if (b->used >= b->limit) return false;
+    uint32_t m = b->mask, i = keyhash(k) & m;
+    for (uint32_t left = m + 1; left != 0; left--) {
+        Node *n = &b->n[i];
+        if (n->key.tt == VT_NIL) {
+            vm_storev(&n->key, *k);
+            n->val = *v;
+            b->used++;
+            b->live++;
+            return true;
+        }
+        i = (i + 1) & m;
+    }
+    return false;
+}
+
+/* Old blocks are never given back with gc_free: a thread may still be reading one (it
+ * loaded t->arr or t->node before the resize published the new block). The collector frees
+ * them once no thread points into them. Rejected: freeing them while only one thread runs
+ * VM code (it would keep peak RSS of bench/programs/sieve.lua at 55 MB instead of 88 MB),
+ * because then one missed call from whatever starts a thread turns into a use after free;
+ * lua5.4 frees at once (realloc), luajit peaks at 146 MB there. */
 /* Rebuild [t] with an array part of [na] slots and a hash part of [nc] nodes (0 or a
  * power of two large enough for every key that ends up there). Integer keys move to
- * whichever part the invariants put them in; dead nodes are dropped. Both blocks are
- * allocated before the table changes, so an allocation error leaves it intact. */
+ * whichever part the invariants put them in; dead nodes are dropped. The new blocks are
+ * built before the table changes, so an allocation error leaves it intact, and readers on
+ * other threads only ever see complete blocks. */
 static void resize(State *S, Table *t, uint32_t na, uint32_t nc) {
-    uint32_t oa = t->asize;
-    Value *oarr = t->arr;
-    Node *onode = t->node;
-    uint32_t ocap = onode != NULL ? t->hmask + 1 : 0;
+    TabArr *oa = vm_table_arr(t);
+    TabNodes *ob = vm_table_nodes(t);
+    uint32_t osize = oa->size, onodes = ob->mask + 1;
+    uint32_t ocap = ob->limit != 0 ? onodes : 0;
+    if (nc < ocap) nc = ocap;   /* the hash part never shrinks (vm_table_hpart) */
 
-    Value *narr = oarr;
-    if (na != oa) /* zeroed: nils, and a hint of 0; one more slot for the hint */
-        narr = na > 0 ? vm_alloc(S, ((size_t)na + 1) * sizeof(Value)) : NULL;
-    Node *nnode = nc > 0 ? vm_alloc(S, (size_t)nc * sizeof(Node)) : NULL;   /* all empty */
-    if (narr != oarr && narr != NULL && oa > 0) {
-        memcpy(narr, oarr, (size_t)(na < oa ? na : oa) * sizeof(Value));
-        uint32_t h = (uint32_t)oarr[oa].u.i;   /* keep the hint: after growth it is still near */
-        narr[na].u.i = h < na ? h : na;
+    TabArr *a = oa;
+    if (na != osize) {
+        a = newarr(S, na);
+        uint32_t keep = na < osize ? na : osize;
+        for (uint32_t k = 0; k < keep; k++) vm_copyv(&a->v[k], &oa->v[k]);
+        if (na > 0) a->lenhint = gethint(oa) < na ? gethint(oa) : na;   /* still near after growth */
     }
-
-    t->arr = narr;
-    t->asize = na;
-    t->node = nnode;
-    t->hmask = nc > 0 ? nc - 1 : 0;
-    t->hused = t->hlive = 0;
-
-    for (uint32_t k = na; k < oa; k++) {   /* array shrank: its tail goes to the hash part */
-        if (oarr[k].tt != VT_NIL) {
-            Value key = vm_int((vm_Integer)k + 1);
-            rawinsert(t, &key, &oarr[k]);
+    for (;;) {
+        TabNodes *b = newnodes(S, nc);
+        bool ok = true;
+        for (uint32_t k = na; k < osize && ok; k++) {   /* array shrank: its tail goes to the hash part */
+            Value v = vm_loadv(&oa->v[k]);
+            if (v.tt != VT_NIL) {
+                Value key = vm_int((vm_Integer)k + 1);
+                ok = rawinsert(b, &key, &v);
+            }
         }
+        for (uint32_t i = 0; i < onodes && ok; i++) {
+            const Node *n = &ob->n[i];
+            Value v = vm_loadv(&n->val);
+            if (v.tt == VT_NIL) continue;   /* empty or dead */
+            Value key = vm_loadv(&n->key);
+            if (key.tt == VT_NIL) continue; /* cannot happen: keys are written first */
+            if (key.tt == VT_INT && (vm_Unsigned)key.u.i - 1 < na) {
+                /* nil test: a racing store may have left the key in both parts; the array
+                 * (the copy every lookup finds) wins */
+                Value *d = &a->v[key.u.i - 1];
+                if (d->tt == VT_NIL) vm_storev(d, v);
+            } else {
+                ok = rawinsert(b, &key, &v);
+            }
+        }
+        if (ok) {
+            /* Publish, with release stores so that the blocks are seen complete. The node
+             * block is the commit point: it replaces the block it was built from or nothing.
+             * When another thread resized meanwhile, this work is dropped and the caller's
+             * store retries on the new blocks; so capacities only grow along the sequence of
+             * node blocks, and t->hmask, raised to the new mask after the block is in place,
+             * never exceeds the mask of the block a later load of t->node returns. */
+            if (!__atomic_compare_exchange_n(&t->node, &ob, b, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                return;
+            if (a != oa) __atomic_store_n(&t->arr, a, __ATOMIC_RELEASE);
+            uint32_t m = __atomic_load_n(&t->hmask, __ATOMIC_RELAXED);
+            while (m < b->mask &&
+                   !__atomic_compare_exchange_n(&t->hmask, &m, b->mask, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+            }
+            return;
+        }
+        /* Keys were added to the old block while we counted them (another thread): more
+         * room. The old block holds at most onodes keys, so this ends. */
+        if (nc >= (1u << MAXHBITS)) vm_runerror(S, "table overflow");
+        nc = nc < 2 ? 2 : 2 * nc;
     }
-    for (uint32_t i = 0; i < ocap; i++) {
-        Node *n = &onode[i];
-        if (n->val.tt == VT_NIL) continue;   /* empty or dead */
-        if (n->key.tt == VT_INT && (vm_Unsigned)n->key.u.i - 1 < na)
-            narr[n->key.u.i - 1] = n->val;
-        else
-            rawinsert(t, &n->key, &n->val);
-    }
-    /* The old blocks belonged to this table alone and nothing may keep pointers into a
-     * table's parts across a store (the same rule as Lua's realloc): give them back now,
-     * so growing a big table does not leave its predecessors for the collector (peak
-     * memory of bench/programs/sieve.lua). */
-    if (oarr != NULL && oarr != narr) gc_free(oarr);
-    if (onode != NULL) gc_free(onode);
 }
 
 /* ceil(log2(x)) for x >= 1: the bin of integer key x in the counts below. */
@@ -240,35 +351,38 @@ static inline unsigned ceillog2(uint64_t x) {
     return x <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(x - 1);
 }
 
-/* Count the array part's non-nil slots into nums[] (nums[i]: keys in (2^(i-1), 2^i]). */
-static uint64_t countarray(const Table *t, uint32_t *nums) {
+/* Count the non-nil slots of array block [a] into nums[] (nums[i]: keys in (2^(i-1), 2^i]). */
+static uint64_t countarray(const TabArr *a, uint32_t *nums) {
     uint64_t total = 0;
     uint32_t k = 1;   /* next key to look at */
     uint64_t bound = 1;
-    for (unsigned lg = 0; lg <= MAXABITS && k <= t->asize; lg++, bound <<= 1) {
-        uint32_t lim = bound > t->asize ? t->asize : (uint32_t)bound;
+    uint32_t size = a->size;
+    for (unsigned lg = 0; lg <= MAXABITS && k <= size; lg++, bound <<= 1) {
+        uint32_t lim = bound > size ? size : (uint32_t)bound;
         uint32_t c = 0;
-        for (; k <= lim; k++) c += t->arr[k - 1].tt != VT_NIL;
+        for (; k <= lim; k++) c += a->v[k - 1].tt != VT_NIL;
         nums[lg] += c;
         total += c;
     }
     return total;
 }
 
-/* Count the live positive integer keys of the hash part that could go to an array part. */
-static uint64_t counthash(const Table *t, uint32_t *nums) {
+/* Count the live positive integer keys of block [b] that could go to an array part into
+ * nums[] (returned), and all its live nodes into *live. */
+static uint64_t counthash(const TabNodes *b, uint32_t *nums, uint32_t *live) {
     uint64_t total = 0;
-    if (t->node == NULL) return 0;
-    for (uint32_t i = 0; i <= t->hmask; i++) {
-        const Node *n = &t->node[i];
-        if (n->key.tt == VT_INT && n->val.tt != VT_NIL) {
-            vm_Integer k = n->key.u.i;
-            if (k >= 1 && k <= ((vm_Integer)1 << MAXABITS)) {
-                nums[ceillog2((uint64_t)k)]++;
-                total++;
-            }
+    uint32_t l = 0;
+    for (uint32_t i = 0; i <= b->mask; i++) {
+        const Node *n = &b->n[i];
+        if (n->val.tt == VT_NIL) continue;   /* empty or dead */
+        l++;
+        Value k = vm_loadv(&n->key);
+        if (k.tt == VT_INT && k.u.i >= 1 && k.u.i <= ((vm_Integer)1 << MAXABITS)) {
+            nums[ceillog2((uint64_t)k.u.i)]++;
+            total++;
         }
     }
+    *live = l;
     return total;
 }
 
@@ -293,19 +407,26 @@ static uint32_t arraysize(const uint32_t *nums, uint64_t nint, uint64_t *inarray
 /* The hash part has no room for new key [k]: choose new sizes from the live keys (and k)
  * and rebuild. */
 static void rehash(State *S, Table *t, const Value *k) {
-    uint32_t cap = t->node != NULL ? t->hmask + 1 : 0;
-    uint32_t dead = t->hused - t->hlive;
+    TabArr *a = vm_table_arr(t);
+    TabNodes *b = vm_table_nodes(t);
+    uint32_t cap = b->limit != 0 ? b->mask + 1 : 0;
+    /* The block's counts are exact when one thread at a time changes the table; with
+     * racing writers they may be anything, so clamp them to the capacity: they only size
+     * the new block, and resize() grows it when the keys do not fit. */
+    uint32_t used = b->used < cap ? b->used : cap;
+    uint32_t live = b->live < used ? b->live : used;
+    uint32_t dead = used - live;
     /* Mostly dead nodes and a key that cannot go to the array part: only clean the hash
      * part. Recounting the array part would cost O(asize) for each round of churn in a
      * small hash part beside a large array. */
     if (k->tt != VT_INT && dead > 0 && dead >= (cap >> 2)) {
-        resize(S, t, t->asize, capfor(S, (uint64_t)t->hlive + 1));
+        resize(S, t, a->size, capfor(S, (uint64_t)live + 1));
         return;
     }
     uint32_t nums[MAXABITS + 1] = {0};
-    uint64_t inarr = countarray(t, nums);
-    uint64_t nint = inarr + counthash(t, nums);
-    uint64_t total = inarr + t->hlive + 1;
+    uint64_t inarr = countarray(a, nums);
+    uint64_t nint = inarr + counthash(b, nums, &live);
+    uint64_t total = inarr + live + 1;
     if (k->tt == VT_INT && k->u.i >= 1 && k->u.i <= ((vm_Integer)1 << MAXABITS)) {
         nums[ceillog2((uint64_t)k->u.i)]++;
         nint++;
@@ -320,19 +441,22 @@ static void rehash(State *S, Table *t, const Value *k) {
  * ====================================================================== */
 
 Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
-    Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: empty parts, no metatable */
+    Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable, hmask 0 */
     t->h.type = VT_TABLE;
+    t->arr = EMPTYARR;
+    t->node = EMPTYNODES;
     if (narr > 0 || nhash > 0) vm_table_reserve(S, t, narr, nhash);
     return t;
 }
 
 void vm_table_reserve(State *S, Table *t, uint32_t narr, uint32_t nhash) {
     if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
-    uint32_t na = narr > t->asize ? narr : t->asize;
-    uint32_t cap = t->node != NULL ? t->hmask + 1 : 0;
+    uint32_t asize = vm_table_asize(t);
+    uint32_t na = narr > asize ? narr : asize;
+    uint32_t cap = vm_table_hcap(t);
     uint32_t nc = capfor(S, nhash);
     if (nc < cap) nc = cap;
-    if (na == t->asize && nc == cap) return;
+    if (na == asize && nc == cap) return;
     resize(S, t, na, nc);
 }
 
@@ -341,7 +465,8 @@ void vm_table_reserve(State *S, Table *t, uint32_t narr, uint32_t nhash) {
  * ====================================================================== */
 
 const Value *vm_table_getint(Table *t, vm_Integer k) {
-    if ((vm_Unsigned)k - 1 < t->asize) return &t->arr[k - 1];
+    const TabArr *a = vm_table_arr(t);
+    if ((vm_Unsigned)k - 1 < a->size) return &a->v[k - 1];
     Node *n = findint(t, k);
     return n != NULL ? &n->val : &vm_absent;
 }
@@ -360,14 +485,17 @@ const Value *vm_table_get(Table *t, const Value *key) {
     }
     default: break;
     }
-    Node *n = findkey(t, key);
+    Node *n = findkey(vm_table_nodes(t), key);
     return n != NULL ? &n->val : &vm_absent;
 }
 
 Value *vm_table_slot(Table *t, const Value *key) {
-    if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1 < t->asize) {
-        Value *v = &t->arr[key->u.i - 1];
-        return v->tt != VT_NIL ? v : NULL;
+    if (key->tt == VT_INT) {
+        TabArr *a = vm_table_arr(t);
+        if ((vm_Unsigned)key->u.i - 1 < a->size) {
+            Value *v = &a->v[key->u.i - 1];
+            return v->tt != VT_NIL ? v : NULL;
+        }
     }
     const Value *v = vm_table_get(t, key);
     return v->tt != VT_NIL ? (Value *)v : NULL;   /* never &vm_absent: that one is nil */
@@ -384,52 +512,55 @@ Value *vm_table_slotstr(Table *t, String *key) {
 
 /* Store [val] under normalised key [k] (hash [h]) in the hash part. */
 static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value *val) {
+    TabNodes *b = vm_table_nodes(t);
     Node *tomb = NULL, *empty = NULL;
-    if (t->node != NULL) {
-        uint32_t m = t->hmask, i = h & m;
-        for (;;) {
-            Node *n = &t->node[i];
-            if (n->key.tt == VT_NIL) {
-                empty = n;
-                break;
-            }
-            if (keyeq(&n->key, k, h)) {
-                if (n->val.tt == VT_NIL) {            /* dead key comes back */
-                    if (val->tt == VT_NIL) return;
-                    t->hlive++;
-                    t->h.flags = 0;
-                } else if (val->tt == VT_NIL) {       /* removal: the node turns dead */
-                    t->hlive--;
-                }
-                n->val = *val;
-                return;
-            }
-            if (tomb == NULL && n->val.tt == VT_NIL) tomb = n;
-            i = (i + 1) & m;
+    uint32_t m = b->mask, i = h & m;   /* the block's own: this may store into it */
+    for (uint32_t left = m + 1; left != 0; left--) {
+        Node *n = &b->n[i];
+        Value nk = vm_loadv(&n->key);
+        if (nk.tt == VT_NIL) {
+            empty = n;
+            break;
         }
+        if (keyeq(&nk, k, h)) {
+            if (n->val.tt == VT_NIL) {            /* dead key comes back */
+                if (val->tt == VT_NIL) return;
+                b->live++;
+                t->h.flags = 0;
+            } else if (val->tt == VT_NIL) {       /* removal: the node turns dead */
+                b->live--;
+            }
+            vm_copyv(&n->val, val);
+            return;
+        }
+        if (tomb == NULL && n->val.tt == VT_NIL) tomb = n;
+        i = (i + 1) & m;
     }
     if (val->tt == VT_NIL) return;   /* removing an absent key */
     t->h.flags = 0;                  /* a new key may be a metamethod name */
-    if (tomb != NULL) {              /* reuse a dead node: hused does not change */
-        tomb->key = *k;
-        tomb->val = *val;
-        t->hlive++;
+    if (tomb != NULL) {              /* reuse a dead node: 'used' does not change */
+        vm_storev(&tomb->key, *k);
+        vm_copyv(&tomb->val, val);
+        b->live++;
         return;
     }
-    if (empty == NULL || t->hused >= hlimit(t->hmask + 1)) {
+    /* No empty node (racing inserters filled the block) or no room under the limit (the
+     * shared empty block has limit 0). */
+    if (empty == NULL || b->used >= b->limit) {
         rehash(S, t, k);
         vm_table_set(S, t, k, val);   /* the key may now belong to the array part */
         return;
     }
-    empty->key = *k;
-    empty->val = *val;
-    t->hused++;
-    t->hlive++;
+    vm_storev(&empty->key, *k);
+    vm_copyv(&empty->val, val);
+    b->used++;
+    b->live++;
 }
 
 void vm_table_setint(State *S, Table *t, vm_Integer key, const Value *val) {
-    if ((vm_Unsigned)key - 1 < t->asize) {
-        t->arr[key - 1] = *val;
+    TabArr *a = vm_table_arr(t);
+    if ((vm_Unsigned)key - 1 < a->size) {
+        vm_copyv(&a->v[key - 1], val);
         return;
     }
     Value k = vm_int(key);
@@ -465,7 +596,8 @@ void vm_table_set(State *S, Table *t, const Value *key, const Value *val) {
  * ====================================================================== */
 
 /* Border beyond the array part, which is full (or empty): t[j] is known non-nil. Double j
- * until t[j] is nil, then binary search between the last non-nil and that nil. */
+ * until t[j] is nil, then binary search between the last non-nil and that nil. Every
+ * probe is a whole lookup, so other threads changing t only change the answer. */
 static vm_Unsigned hashborder(Table *t, vm_Unsigned j) {
     vm_Unsigned i = j;
     j++;
@@ -503,25 +635,27 @@ static uint32_t arrayborder(const Value *arr, uint32_t lo, uint32_t hi) {
 
 /* As lua5.4's luaH_getn: look near the hint first (pushes and pops move the border by
  * one), then binary search in the array part, then the hash part when the array part is
- * full. Rejected: keeping no hint (a binary search per #t, O(log n) cache misses). */
+ * full. Rejected: keeping no hint (a binary search per #t, O(log n) cache misses).
+ * Only tags of the array block are read, and only inside [0, n). */
 vm_Unsigned vm_table_len(Table *t) {
-    uint32_t n = t->asize;
+    TabArr *a = vm_table_arr(t);
+    uint32_t n = a->size;
     if (n > 0) {
-        Value *arr = t->arr;
-        uint32_t h = gethint(t);
+        const Value *arr = a->v;
+        uint32_t h = gethint(a);
         uint32_t b;
         if (h > 0 && arr[h - 1].tt == VT_NIL) {             /* the border is below h */
             if (h >= 2 && arr[h - 2].tt != VT_NIL)
                 b = h - 1;                                  /* t[#t] = nil */
             else
                 b = arrayborder(arr, 0, h);
-            sethint(t, b);
+            sethint(a, b);
             return b;
         }
         if (h < n) {                                        /* h == 0 or arr[h-1] non-nil */
             if (arr[n - 1].tt != VT_NIL) {
                 /* A full array part answers n, as lua5.4 does: #{1, nil, 3} is 3. */
-                sethint(t, n);
+                sethint(a, n);
                 goto full;
             }
             if (arr[h].tt == VT_NIL) return h;              /* unchanged */
@@ -532,15 +666,16 @@ vm_Unsigned vm_table_len(Table *t) {
             } else {
                 b = n;
             }
-            sethint(t, b);
+            sethint(a, b);
             if (b < n) return b;
         }
     }
 full:
     /* the array part is full (or empty): the border may continue in the hash part */
-    if (t->node == NULL) return n;
-    Node *nn = findint(t, (vm_Integer)n + 1);
-    if (nn == NULL || nn->val.tt == VT_NIL) return n;
+    {
+        Node *nn = findint(t, (vm_Integer)n + 1);
+        if (nn == NULL || nn->val.tt == VT_NIL) return n;
+    }
     return hashborder(t, n + 1);
 }
 
@@ -548,37 +683,55 @@ full:
  * Traversal
  * ====================================================================== */
 
-/* Position after [key] in traversal order: 0 for nil (the start), k for array key k, and
- * asize + i + 1 for the key in node i. A key no longer in the table raises an error; a
- * dead key is still in its node, so a traversal that clears fields goes on. */
-static uint64_t nextindex(State *S, Table *t, const Value *key) {
+/* Position after [key] in traversal order over blocks [a] and [b]: 0 for nil (the start),
+ * k for array key k, and a->size + i + 1 for the key in node i. A key no longer in the
+ * table raises an error; a dead key is still in its node, so a traversal that clears
+ * fields goes on. */
+static uint64_t nextindex(State *S, const TabArr *a, const TabNodes *b, const Value *key) {
     Value k = *key;
     if (k.tt == VT_NIL) return 0;
     if (k.tt == VT_FLOAT) {
         vm_Integer i;
         if (floatkey(k.u.n, &i)) k = vm_int(i);
     }
-    if (k.tt == VT_INT && (vm_Unsigned)k.u.i - 1 < t->asize) return (uint64_t)k.u.i;
-    Node *n = findkey(t, &k);
+    if (k.tt == VT_INT && (vm_Unsigned)k.u.i - 1 < a->size) return (uint64_t)k.u.i;
+    Node *n = findkey(b, &k);
     if (n == NULL) vm_runerror(S, "invalid key to 'next'");
-    return (uint64_t)t->asize + (uint64_t)(n - t->node) + 1;
+    return (uint64_t)a->size + (uint64_t)(n - b->n) + 1;
+}
+
+/* Is node [i] of block [b] the copy of its key [k] that lookups find? Always, unless
+ * racing insertions left a key twice in the hash part, or an integer key of the array part
+ * in the hash part. A traversal must return only that copy: after returning another one,
+ * next() would resume from the copy lookups find, before it, and go round for ever. A key
+ * in its home node is the first of its probe sequence (the usual case: no second probe). */
+static inline bool canonical(const TabArr *a, const TabNodes *b, uint32_t i, const Value *k) {
+    if (k->tt == VT_NIL) return false;   /* cannot happen: keys are written first */
+    if (k->tt == VT_INT && (vm_Unsigned)k->u.i - 1 < a->size) return false;
+    uint32_t h = keyhash(k);
+    return (h & b->mask) == i || findkeyh(b, k, h) == &b->n[i];
 }
 
 bool vm_table_next(State *S, Table *t, Value *key, Value *val) {
-    uint64_t i = nextindex(S, t, key);
-    for (; i < t->asize; i++) {
-        if (t->arr[i].tt != VT_NIL) {
+    const TabArr *a = vm_table_arr(t);
+    const TabNodes *b = vm_table_nodes(t);
+    uint64_t i = nextindex(S, a, b, key);
+    for (; i < a->size; i++) {
+        Value v = vm_loadv(&a->v[i]);
+        if (v.tt != VT_NIL) {
             *key = vm_int((vm_Integer)i + 1);
-            *val = t->arr[i];
+            *val = v;
             return true;
         }
     }
-    if (t->node == NULL) return false;
-    for (i -= t->asize; i <= t->hmask; i++) {
-        Node *n = &t->node[i];
-        if (n->val.tt != VT_NIL) {
-            *key = n->key;
-            *val = n->val;
+    for (i -= a->size; i <= b->mask; i++) {
+        const Node *n = &b->n[i];
+        Value v = vm_loadv(&n->val);
+        if (v.tt != VT_NIL) {
+            Value k = vm_loadv(&n->key);
+            if (!canonical(a, b, (uint32_t)i, &k)) continue;
+            *key = k;
+            *val = v;
             return true;
         }
     }
@@ -586,43 +739,71 @@ bool vm_table_next(State *S, Table *t, Value *key, Value *val) {
 }
 
 /* ======================================================================
- * Invariant checker
+ * Invariant checkers
  * ====================================================================== */
 
-const char *vm_table_check(const Table *t) {
+static bool validtag(uint32_t tt) { return tt < VT_NTAGS && tt != VT_PROTO; }
+
+const char *vm_table_check_shape(const Table *t) {
     if (t->h.type != VT_TABLE) return "header type is not VT_TABLE";
-    if (t->asize > (1u << MAXABITS)) return "array part larger than 2^MAXABITS";
-    if (t->asize > 0 && t->arr == NULL) return "array part without a block";
-    if (t->asize > 0 && (uint64_t)t->arr[t->asize].u.i > t->asize) return "length hint beyond the array part";
-    if (t->node == NULL) {
-        if (t->hmask != 0 || t->hused != 0 || t->hlive != 0) return "counts set without a hash part";
-        return NULL;
-    }
-    uint32_t cap = t->hmask + 1;
-    if (cap < 2 || (cap & t->hmask) != 0) return "hash capacity is not a power of two >= 2";
-    uint32_t used = 0, live = 0;
+    const TabArr *a = vm_table_arr(t);
+    const TabNodes *b = vm_table_nodes(t);
+    if (a == NULL) return "no array block";
+    if (b == NULL) return "no node block";
+    if (a->size > (1u << MAXABITS)) return "array part larger than 2^MAXABITS";
+    if (a->size == 0 && a != EMPTYARR) return "empty array block that is not the shared one";
+    for (uint32_t i = 0; i < a->size; i++)
+        if (!validtag(vm_loadv(&a->v[i]).tt)) return "array slot with an invalid tag";
+    /* t->hmask first, as lookups load them (vm_table_hpart) */
+    if (__atomic_load_n(&t->hmask, __ATOMIC_ACQUIRE) > vm_table_nodes(t)->mask) return "hmask beyond the node block";
+    if (b == EMPTYNODES) return NULL;
+    uint32_t cap = b->mask + 1;
+    if (cap < 2 || cap > (1u << MAXHBITS) || (cap & b->mask) != 0) return "hash capacity is not a power of two >= 2";
+    if (b->limit != hlimit(cap)) return "hash limit does not match the capacity";
     for (uint32_t i = 0; i < cap; i++) {
-        const Node *n = &t->node[i];
-        const Value *k = &n->key;
-        if (k->tt == VT_NIL) {
-            if (n->val.tt != VT_NIL) return "empty node with a value";
+        const Node *n = &b->n[i];
+        /* value first: a writer stores the key before the value, so a value seen here
+         * has its key visible too (x86 keeps both loads and stores in order) */
+        Value v = vm_loadv(&n->val);
+        Value k = vm_loadv(&n->key);
+        if (!validtag(k.tt)) return "key with an invalid tag";
+        if (!validtag(v.tt)) return "value with an invalid tag";
+        if (k.tt == VT_NIL) {
+            if (v.tt != VT_NIL) return "empty node with a value";
             continue;
         }
+        if (k.tt == VT_FLOAT && k.u.n != k.u.n) return "NaN key";
+        if (k.tt >= VT_STR && k.u.p == NULL) return "collectable key without an object";
+        if (k.tt == VT_STR && k.u.s->hash == 0) return "string key without a cached hash";
+    }
+    return NULL;
+}
+
+const char *vm_table_check(const Table *t) {
+    const char *msg = vm_table_check_shape(t);
+    if (msg != NULL) return msg;
+    const TabArr *a = vm_table_arr(t);
+    const TabNodes *b = vm_table_nodes(t);
+    if (t->hmask != b->mask) return "hmask is not the node block's mask";
+    if (b == EMPTYNODES) return NULL;
+    uint32_t cap = b->mask + 1;
+    uint32_t used = 0, live = 0;
+    for (uint32_t i = 0; i < cap; i++) {
+        const Node *n = &b->n[i];
+        const Value *k = &n->key;
+        if (k->tt == VT_NIL) continue;
         used++;
         if (n->val.tt != VT_NIL) live++;
-        if (k->tt >= VT_NTAGS) return "key with an invalid tag";
         if (k->tt == VT_FLOAT) {
             vm_Integer iv;
-            if (k->u.n != k->u.n) return "NaN key";
             if (floatkey(k->u.n, &iv)) return "float key with an integer value not normalised";
         }
-        if (k->tt == VT_INT && (vm_Unsigned)k->u.i - 1 < t->asize) return "integer key of the array part in the hash part";
-        if (k->tt == VT_STR && (k->u.s == NULL || k->u.s->hash == 0)) return "string key without a cached hash";
+        if (k->tt == VT_INT && (vm_Unsigned)k->u.i - 1 < a->size) return "integer key of the array part in the hash part";
         /* reachable from its home node, and the first node with that key (no duplicate) */
-        if (findkey(t, k) != n) return "key unreachable from its home node, or duplicated";
+        if (findkey(b, k) != n) return "key unreachable from its home node, or duplicated";
     }
-    if (used != t->hused) return "hused does not match the nodes";
-    if (live != t->hlive) return "hlive does not match the nodes";
-    if (used > hlimit(cap)) return "hash part fuller than its limit";
+    if (used != b->used) return "'used' does not match the nodes";
+    if (live != b->live) return "'live' does not match the nodes";
+    if (used > b->limit) return "hash part fuller than its limit";
     return NULL;
 }

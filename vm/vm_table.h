@@ -9,34 +9,69 @@ struct State;
 /* A shared read-only nil returned by lookups of absent keys. Never write through it. */
 extern const Value vm_absent;
 
+/* The current blocks of a table's two parts. Load each once (another thread may replace it
+ * by a resize at any time) and take every bound from the block loaded: see "Races" in
+ * vm_table.c. Acquire loads (plain moves on x86) pairing with the release stores that
+ * publish a new block, so its header and contents are seen initialised. */
+static inline TabArr *vm_table_arr(const Table *t) { return __atomic_load_n(&t->arr, __ATOMIC_ACQUIRE); }
+static inline TabNodes *vm_table_nodes(const Table *t) { return __atomic_load_n(&t->node, __ATOMIC_ACQUIRE); }
+/* Sizes, for tests and heuristics (racy snapshots under threads). */
+static inline uint32_t vm_table_asize(const Table *t) { return vm_table_arr(t)->size; }
+static inline uint32_t vm_table_hcap(const Table *t) {
+    const TabNodes *b = vm_table_nodes(t);
+    return b->limit == 0 ? 0 : b->mask + 1;   /* the empty block counts as no hash part */
+}
+static inline uint32_t vm_table_hlive(const Table *t) { return vm_table_nodes(t)->live; }
+
+/* The hash part for a lookup: [*mask] and the block, loaded in this order. The hash part
+ * only ever grows, and a resize publishes the new block before the new t->hmask (release
+ * stores), so the block a reader loads after t->hmask (acquire loads: plain moves on x86)
+ * has at least hmask + 1 nodes: probing it with that mask stays inside it. The mask may be
+ * older than the block (a resize in between): the probe then starts at the wrong node and
+ * may miss a key, a stale read like any other. Both loads come straight from the Table, so
+ * the first node's address does not wait for a load from the block. Code that stores into
+ * a block, or walks it, uses the block's own mask instead. */
+__attribute__((always_inline)) static inline TabNodes *vm_table_hpart(const Table *t, uint32_t *mask) {
+    *mask = __atomic_load_n(&t->hmask, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&t->node, __ATOMIC_ACQUIRE);
+}
+
 /* New table with room for [narr] array items and [nhash] hash items. */
 Table *vm_table_new(struct State *S, uint32_t narr, uint32_t nhash);
 
 /* Raw lookup; returns &vm_absent (a nil) when the key is absent. Float keys with an integer
- * value find integer keys. The pointer is valid until the table is next modified. */
+ * value find integer keys. The pointer stays valid memory (blocks are never freed while
+ * referenced), but the slot may be changed or abandoned by a store from any thread: read
+ * it only with vm_loadv, once, and inspect the copy. */
 const Value *vm_table_get(Table *t, const Value *key);
 const Value *vm_table_getint(Table *t, vm_Integer key);
 const Value *vm_table_getstr(Table *t, String *key);
 
 /* The string-key lookup inline, for the interpreter's hot paths. Must probe exactly as
- * vm_table.c does (linear probing from hash & hmask; a node with a nil key ends the
- * probe; dead nodes keep their keys). vm_table_getstr is this same function. */
+ * vm_table.c does (linear probing from hash & mask; a node with a nil key ends the probe;
+ * dead nodes keep their keys; at most mask + 1 nodes, because racing inserters may fill
+ * every node). Each key is loaded whole (vm_load16) and only the copy is inspected.
+ * vm_table_getstr is this same function. */
 uint32_t vm_string_hash(String *s);
 __attribute__((always_inline)) static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
-    if (t->node == NULL) return &vm_absent;
+    uint32_t m;
+    const TabNodes *b = vm_table_hpart(t, &m);
     uint32_t h = s->hash != 0 ? s->hash : vm_string_hash(s);
-    uint32_t m = t->hmask, i = h & m;
-    for (;;) {
-        const Node *n = &t->node[i];
-        if (n->key.tt == VT_STR) {
-            const String *k = n->key.u.s;
-            if (k == s || (k->hash == h && k->len == s->len && memcmp(k->data, s->data, s->len) == 0))
+    uint32_t i = h & m;
+    for (uint32_t left = m + 1; left != 0; left--) {
+        const Node *n = &b->n[i];
+        vm_V16 k = vm_load16(&n->key);
+        uint32_t tt = vm_v16_tt(k);
+        if (tt == VT_STR) {
+            const String *ks = vm_v16_p(k);
+            if (ks == s || (ks->hash == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0))
                 return &n->val;
-        } else if (n->key.tt == VT_NIL) {
+        } else if (tt == VT_NIL) {
             return &vm_absent;
         }
         i = (i + 1) & m;
     }
+    return &vm_absent;
 }
 
 /* Raw store. Storing nil removes the key (it stays as a dead node until the next rehash so a
@@ -49,7 +84,8 @@ void vm_table_setstr(struct State *S, Table *t, String *key, const Value *val);
 
 /* Slot for [key] for the interpreter's fast store path: returns a pointer to the existing
  * value slot when the key is present with a non-nil value, else NULL (then use
- * vm_table_set). Storing through it a non-nil value is a valid raw store. */
+ * vm_table_set). Storing through it a non-nil value with vm_storev / vm_copyv is a valid
+ * raw store. */
 Value *vm_table_slot(Table *t, const Value *key);
 Value *vm_table_slotstr(Table *t, String *key);
 
@@ -66,7 +102,13 @@ bool vm_table_next(struct State *S, Table *t, Value *key, Value *val);
 void vm_table_reserve(struct State *S, Table *t, uint32_t narr, uint32_t nhash);
 
 /* Invariant checker for tests and debug builds: returns NULL when t is well formed, else a
- * static message naming the broken invariant. */
+ * static message naming the broken invariant. For a table that only one thread has changed
+ * at a time (the counts, key placement and uniqueness hold only then). */
 const char *vm_table_check(const Table *t);
+
+/* The weaker shape that unsynchronised stores from several threads preserve (what memory
+ * safety needs): sizes within limits, power-of-two hash capacity, valid tags in every
+ * slot, no nil/NaN keys with values... Safe to call while other threads change t. */
+const char *vm_table_check_shape(const Table *t);
 
 #endif

@@ -52,7 +52,10 @@ struct Userdata;
 struct State;
 struct Proto;
 
-typedef struct Value {
+/* Aligned to 16 bytes so that a whole Value can be loaded and stored by one aligned SSE
+ * access (vm_loadv / vm_storev below): every Value in the heap, on the VM stacks and on
+ * the C stack then sits on a 16-byte boundary (GC blocks are 16-byte aligned on x86-64). */
+typedef struct __attribute__((aligned(16))) Value {
     union {
         vm_Integer i;
         vm_Number n;
@@ -67,6 +70,64 @@ typedef struct Value {
     } u;
     uint32_t tt;
 } Value;
+
+_Static_assert(sizeof(Value) == 16 && _Alignof(Value) == 16, "Value is one aligned 16-byte unit");
+
+/* --- whole-Value access for memory other threads may write ---------------------------
+ * Several language threads (native ones, and green ones on several carriers) may read and
+ * write the same table slots and upvalues without a lock. A Value copied as two 8-byte
+ * halves could then combine the tag of one store with the payload of another (tag
+ * VT_TABLE, payload an integer: a crash). So every access to such a slot moves the whole
+ * Value with ONE aligned 16-byte SSE load or store (MOVDQA): on x86-64 processors that
+ * support AVX these are atomic (Intel SDM vol. 3A section 9.1.1, "Guaranteed Atomic
+ * Operations": 16-byte aligned MOVDQA/MOVAPS... ; AMD APM vol. 2 section 7.3.2, "Access
+ * Atomicity"). A reader inspects its private copy, never the shared slot's tag and then
+ * its payload.
+ *
+ * The accesses are volatile dereferences of a 16-byte vector, which GCC emits as exactly
+ * one movdqa (load) or movaps (store). Not _mm_load_si128/_mm_store_si128 from
+ * <emmintrin.h>: those are ordinary dereferences that GCC narrows when only fields are
+ * used (GCC 12 turns _mm_load_si128 followed by a tag test and a use of the payload into
+ * "cmpl $7, 8(%rdi)" and "movq (%rdi), %rax": two loads, the very tearing to avoid). The
+ * vector type is GCC's own (what __m128i is), so this header does not pull in
+ * <emmintrin.h> and its <stdlib.h> everywhere.
+ * vm_storev and vm_copyv also keep the stores before them before the store, at compiler
+ * level (x86 keeps stores in order): a pointer stored by them publishes a fully
+ * initialised object, a release store. Loads need no fence: x86 keeps loads in order and
+ * readers reach an object only through the pointer they loaded (a data dependency). */
+typedef long long vm_V16 __attribute__((vector_size(16), aligned(16)));
+
+static inline Value vm_loadv(const Value *p) {
+    vm_V16 x = *(const volatile vm_V16 *)(const volatile void *)p;
+    Value v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static inline void vm_storev(Value *p, Value v) {
+    /* built in registers (movq, movq, punpcklqdq): going through memory would stall on
+     * store forwarding (two 8-byte stores read back by one 16-byte load) */
+    vm_V16 x = {(long long)v.u.i, (long long)v.tt};
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    *(volatile vm_V16 *)(volatile void *)p = x;
+}
+
+/* The same whole load kept as a vector, for code that only inspects fields (hash probes
+ * look at the tag, then the payload): GCC takes the tag out with movhlps + movq, where
+ * from a Value copy it needs three instructions. */
+static inline vm_V16 vm_load16(const Value *p) { return *(const volatile vm_V16 *)(const volatile void *)p; }
+static inline uint32_t vm_v16_tt(vm_V16 x) { return (uint32_t)x[1]; }
+static inline vm_Integer vm_v16_i(vm_V16 x) { return (vm_Integer)x[0]; }
+static inline void *vm_v16_p(vm_V16 x) { return (void *)(intptr_t)x[0]; }
+/* Store a loaded vector into a private slot (a register): one plain 16-byte store. */
+static inline void vm_put16(Value *p, vm_V16 x) { memcpy(p, &x, sizeof x); }
+
+/* *dst = *src, each side one 16-byte access (either may be shared). */
+static inline void vm_copyv(Value *dst, const Value *src) {
+    vm_V16 x = *(const volatile vm_V16 *)(const volatile void *)src;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    *(volatile vm_V16 *)(volatile void *)dst = x;
+}
 
 #define VM_MAXINTEGER INT64_MAX
 #define VM_MININTEGER INT64_MIN
@@ -126,29 +187,50 @@ typedef struct String {
 } String;
 
 /* --- tables -------------------------------------------------------------
- * Array part: arr[0 .. asize-1] holds keys 1 .. asize (nil where absent).
- * Hash part: open addressing, linear probing, power-of-two capacity
- * (hmask + 1 nodes, or none when node == NULL). A removed key stays as a
- * "dead" node (key kept, value nil) so that next() can continue a traversal
- * during which fields are cleared, as Lua requires. Integer keys that fit the
- * array part never live in the hash part; float keys with an integer value
- * are normalised to integers before any lookup.
- * flags (in h.flags): bit e set means "metamethod e is known to be absent"
- * when this table is used as a metatable; any raw store of a new key clears
- * all bits (see vm_table.h). */
+ * Array part: arr->v[0 .. arr->size-1] holds keys 1 .. size (nil where absent).
+ * Hash part: open addressing, linear probing, power-of-two capacity (node->mask + 1
+ * nodes). A removed key stays as a "dead" node (key kept, value nil) so that next() can
+ * continue a traversal during which fields are cleared, as Lua requires. Integer keys that
+ * fit the array part never live in the hash part; float keys with an integer value are
+ * normalised to integers before any lookup.
+ * flags (in h.flags): bit e set means "metamethod e is known to be absent" when this table
+ * is used as a metatable; any raw store of a new key clears all bits (see vm_table.h).
+ *
+ * Threads may use one table without a lock (vm_table.c, "Races"): so each part is one GC
+ * block that carries its own size, and the Table points at the current blocks. A reader
+ * loads the block pointer once and takes every bound from that block, so no combination
+ * of a size from one resize and a block from another can exist. Neither pointer is ever
+ * NULL: an absent part is a shared static empty block. */
 typedef struct Node {
     Value key;
     Value val;
 } Node;
 
+typedef struct TabArr {
+    uint32_t size;         /* slots in v[] */
+    uint32_t lenhint;      /* last border found by vm_table_len (clamped to size on use);
+                              never written in the shared empty block */
+    uint32_t unused[2];    /* keeps v[] 16-byte aligned */
+    Value v[];
+} TabArr;
+
+typedef struct TabNodes {
+    uint32_t mask;         /* nodes - 1 (0 for the empty block, which has one empty node) */
+    uint32_t limit;        /* most keys, dead ones included, before a rehash (0: never insert) */
+    uint32_t used;         /* nodes with a key, dead ones included */
+    uint32_t live;         /* nodes with a non-nil value */
+    uint32_t unused[4];    /* a 32-byte header: Boehm places blocks of a size that is a multiple
+                              of 32 bytes on 32-byte boundaries, so no node straddles two
+                              cache lines (a 16-byte header made every other one do) */
+    Node n[];
+} TabNodes;
+
 typedef struct Table {
     ObjHeader h;
-    uint32_t asize;        /* capacity of the array part */
-    uint32_t hmask;        /* hash capacity - 1 (0 when node == NULL) */
-    uint32_t hused;        /* nodes with a key, dead ones included */
-    uint32_t hlive;        /* nodes with a non-nil value */
-    Value *arr;            /* scanned GC block, or NULL when asize == 0 */
-    Node *node;            /* scanned GC block, or NULL */
+    uint32_t hmask;        /* node->mask, published after node: what lookups probe with
+                              (vm_table_hpart); the hash part never shrinks */
+    TabArr *arr;           /* array part block (vm_table.c; never NULL) */
+    TabNodes *node;        /* hash part block (never NULL) */
     struct Table *meta;    /* metatable or NULL */
 } Table;
 
@@ -202,9 +284,9 @@ typedef struct Proto {
  * (State.openupval); v is corrected when a stack is reallocated. */
 typedef struct UpVal {
     ObjHeader h;
-    Value *v;
+    Value *v;              /* read and written as one pointer (other threads may read it) */
     struct UpVal *next;    /* next open upvalue (lower level); unused when closed */
-    Value closed;
+    Value closed;          /* 16-byte aligned, like every Value */
 } UpVal;
 
 typedef struct LClosure {

@@ -186,8 +186,8 @@ static void test_vm_table_new_is_empty(void **state) {
     assert_int_equal(vm_absent.tt, VT_NIL);
     assert_int_equal(vm_table_len(t), 0);
     Table *u = vm_table_new(S, 10, 10);
-    assert_true(u->asize >= 10);
-    assert_true(u->hmask + 1 >= 10);
+    assert_true(vm_table_asize(u) >= 10);
+    assert_true(vm_table_hcap(u) >= 10);
     check_table(u);
     Value kk = vm_nil(), vv;
     assert_false(vm_table_next(S, u, &kk, &vv));
@@ -310,8 +310,8 @@ static void test_vm_table_set_nil_on_absent_key_adds_nothing(void **state) {
         vm_table_set(S, t, &k, &nil);
         vm_table_setint(S, t, i + 1000, &nil);
     }
-    assert_null(t->node);
-    assert_int_equal(t->asize, 0);
+    assert_int_equal(vm_table_hcap(t), 0);
+    assert_int_equal(vm_table_asize(t), 0);
     check_table(t);
 }
 
@@ -368,8 +368,8 @@ static void test_vm_table_setint_in_order_ends_in_array(void **state) {
         vm_table_setint(S, t, i, &v);
     }
     check_table(t);
-    assert_true(t->asize >= N && t->asize <= 2 * N);
-    assert_int_equal(t->hlive, 0);
+    assert_true(vm_table_asize(t) >= N && vm_table_asize(t) <= 2 * N);
+    assert_int_equal(vm_table_hlive(t), 0);
     assert_int_equal(vm_table_len(t), N);
     for (vm_Integer i = 1; i <= N; i++) assert_int_equal(vm_table_getint(t, i)->u.i, i * 3);
 }
@@ -383,8 +383,8 @@ static void test_vm_table_setint_reverse_ends_in_array(void **state) {
         vm_table_setint(S, t, i, &v);
     }
     check_table(t);
-    assert_true(t->asize >= N);
-    assert_int_equal(t->hlive, 0);
+    assert_true(vm_table_asize(t) >= N);
+    assert_int_equal(vm_table_hlive(t), 0);
     assert_int_equal(vm_table_len(t), N);
     for (vm_Integer i = 1; i <= N; i++) assert_int_equal(vm_table_getint(t, i)->u.i, i);
 }
@@ -402,8 +402,8 @@ static void test_vm_table_len_append_loop(void **state) {
     }
     check_table(t);
     assert_int_equal(vm_table_len(t), N);
-    assert_int_equal(t->hlive, 1);
-    assert_true(t->asize >= N && t->asize <= 2 * N);
+    assert_int_equal(vm_table_hlive(t), 1);
+    assert_true(vm_table_asize(t) >= N && vm_table_asize(t) <= 2 * N);
     /* pop everything with t[#t] = nil */
     Value nil = vm_nil();
     for (int i = N; i > 0; i--) {
@@ -421,8 +421,8 @@ static void test_vm_table_set_float_keys_fill_array(void **state) {
         vm_table_set(S, t, &k, &v);
     }
     check_table(t);
-    assert_true(t->asize >= 1000);
-    assert_int_equal(t->hlive, 0);
+    assert_true(vm_table_asize(t) >= 1000);
+    assert_int_equal(vm_table_hlive(t), 0);
     assert_int_equal(vm_table_len(t), 1000);
 }
 
@@ -435,11 +435,11 @@ static void test_vm_table_reserve_keeps_contents(void **state) {
     vm_table_set(S, t, &ks, &v);
     vm_table_reserve(S, t, 40, 100);
     check_table(t);
-    assert_true(t->asize >= 40);
-    assert_true(t->hmask + 1 >= 100);
+    assert_true(vm_table_asize(t) >= 40);
+    assert_true(vm_table_hcap(t) >= 100);
     for (int i = 1; i <= 3; i++) assert_int_equal(vm_table_getint(t, i * 10)->u.i, 9);
     assert_int_equal(vm_table_get(t, &ks)->u.i, 9);
-    assert_int_equal(t->hlive, 1);   /* the integer keys moved to the array part */
+    assert_int_equal(vm_table_hlive(t), 1);   /* the integer keys moved to the array part */
 }
 
 /* ======================================================================
@@ -475,7 +475,7 @@ static void test_vm_table_len_sequences(void **state) {
     Table *d = vm_table_new(S, 4, 64);
     Value v = vm_int(1);
     for (int i = 1; i <= 40; i++) vm_table_setint(S, d, i, &v);
-    assert_int_equal(d->asize, 4);   /* the hash part had room: 5..40 live there */
+    assert_int_equal(vm_table_asize(d), 4);   /* the hash part had room: 5..40 live there */
     assert_int_equal(vm_table_len(d), 40);
 }
 
@@ -538,7 +538,7 @@ static void test_vm_table_set_random_against_reference(void **state) {
         ref[canon(id)] = 0;
     }
     check_against(t, ref);
-    assert_int_equal(t->hlive, 0);
+    assert_int_equal(vm_table_hlive(t), 0);
 }
 
 static void test_vm_table_set_churn_stays_small(void **state) {
@@ -560,9 +560,9 @@ static void test_vm_table_set_churn_stays_small(void **state) {
         }
     }
     check_table(t);
-    assert_int_equal(t->hlive, 100);
-    assert_true(t->hmask + 1 <= 512);
-    assert_int_equal(t->asize, 1u << 16);
+    assert_int_equal(vm_table_hlive(t), 100);
+    assert_true(vm_table_hcap(t) <= 512);
+    assert_int_equal(vm_table_asize(t), 1u << 16);
     for (int i = 300000 - 100; i < 300000; i++) {
         snprintf(buf, sizeof buf, "c%d", i);
         assert_int_equal(vm_table_getstr(t, vm_string_newc(S, buf))->u.i, 1);
