@@ -333,6 +333,7 @@ static bool started;
 static const char *start_carriers(void) {
     if (started) return NULL;
     started = true;
+    vm_table_threads_started(); /* resizes stop freeing blocks a racing reader may hold */
     gc_use_vm_trigger(); /* the main thread and the carriers: collections only at safepoints */
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

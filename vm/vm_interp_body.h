@@ -112,7 +112,12 @@ L_LOADTRUE:
     RA()->tt = VT_TRUE;
     NEXT();
 /* Upvalues and table slots may be shared with other threads: whole-Value loads and
- * stores (vm_loadv / vm_copyv, see vm_value.h), and decisions on the private copy. */
+ * stores (vm_loadv / vm_load16 / vm_copyv, see vm_value.h), and decisions on the private
+ * copy. One exception, for speed: whether a slot just loaded whole is nil is read from the
+ * slot's tag (one compare with memory instead of taking the tag out of the vector). It only
+ * chooses between the fast path (which stores the whole copy) and the metamethod path; no
+ * payload is used on its strength, so under a racing store either outcome returns a value
+ * the slot held. */
 L_GETUPVAL: {
     const Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
     vm_copyv(RA(), uv);
@@ -130,7 +135,7 @@ L_GETTABUP: {
     if (tv.tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
-        if (vm_v16_tt(v) != VT_NIL || tv.u.t->meta == NULL) {
+        if (slot->tt != VT_NIL || tv.u.t->meta == NULL) {
             vm_put16(RA(), v);
             NEXT();
         }
@@ -165,7 +170,7 @@ L_GETTABLE: {
         else
             slot = vm_table_get(h, key);
         vm_V16 v = vm_load16(slot);
-        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) {
+        if (slot->tt != VT_NIL || h->meta == NULL) {
             vm_put16(RA(), v);
             NEXT();
         }
@@ -181,7 +186,7 @@ L_GETI: {
         const TabArr *ap = vm_table_arr(h);
         const Value *slot = ((vm_Unsigned)n - 1u < ap->size) ? &ap->v[n - 1] : vm_table_getint(h, n);
         vm_V16 v = vm_load16(slot);
-        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) {
+        if (slot->tt != VT_NIL || h->meta == NULL) {
             vm_put16(RA(), v);
             NEXT();
         }
@@ -195,7 +200,7 @@ L_GETFIELD: {
     if (t->tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
-        if (vm_v16_tt(v) != VT_NIL || t->u.t->meta == NULL) {
+        if (slot->tt != VT_NIL || t->u.t->meta == NULL) {
             vm_put16(RA(), v);
             NEXT();
         }
@@ -204,8 +209,9 @@ L_GETFIELD: {
         if (tm != NULL) {
             Value tmv = vm_loadv(tm);
             if (tmv.tt == VT_TABLE) {
-                v = vm_load16(vm_table_getstr_inline(tmv.u.t, key->u.s));
-                if (vm_v16_tt(v) != VT_NIL) {
+                const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
+                v = vm_load16(s2);
+                if (s2->tt != VT_NIL) {
                     vm_put16(RA(), v);
                     NEXT();
                 }
@@ -292,8 +298,9 @@ L_SELF: {
     Value *ra = RA();
     ra[1] = tv;
     if (tv.tt == VT_TABLE && key->tt == VT_STR) {
-        vm_V16 v = vm_load16(vm_table_getstr_inline(tv.u.t, key->u.s));
-        if (vm_v16_tt(v) != VT_NIL) {
+        const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
+        vm_V16 v = vm_load16(slot);
+        if (slot->tt != VT_NIL) {
             vm_put16(RA(), v);
             NEXT();
         }
@@ -302,8 +309,9 @@ L_SELF: {
         if (tm != NULL) {
             Value tmv = vm_loadv(tm);
             if (tmv.tt == VT_TABLE) {
-                v = vm_load16(vm_table_getstr_inline(tmv.u.t, key->u.s));
-                if (vm_v16_tt(v) != VT_NIL) {
+                const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
+                v = vm_load16(s2);
+                if (s2->tt != VT_NIL) {
                     vm_put16(RA(), v);
                     NEXT();
                 }

@@ -1,10 +1,12 @@
 /* vm_table.c: Lua tables: an array part plus an open-addressing hash part (see Table in
  * vm_value.h for the layout and its invariants). */
+#include <pthread.h>
 #include <string.h>
 
 #include "vm_state.h"
 #include "vm_string.h"
 #include "vm_table.h"
+#include "gc_api.h"
 
 /* Largest array part: 2^MAXABITS slots. TabArr.size is a uint32_t, and 2^30 Values are
  * already 16 GB. Integer keys above it always live in the hash part. */
@@ -47,31 +49,41 @@
  * drift), but nothing here reads or writes outside a block, dereferences a payload under
  * the wrong tag, or loops forever. How:
  *   - Slots. Every key and value slot of a block is read and written as a whole with one
- *     16-byte access (vm_loadv / vm_storev / vm_copyv in vm_value.h) and readers inspect
- *     their copy. A tag read alone (is this slot nil?) is fine; its payload is never used.
- *   - Blocks. Each part is a block that holds its own size (TabArr.size, TabNodes.mask),
- *     and a size is only ever used with the block it came from: code loads t->arr or
- *     t->node once (vm_table_arr / vm_table_nodes) and works on that block. A resize
- *     builds the new blocks privately (copying the old slots with whole-Value loads), then
- *     publishes them with release stores: t->arr, then t->node. Readers use acquire loads
- *     (plain moves on x86, which keeps loads in order; the compiler must not reorder or
- *     repeat them). A thread that still works on a replaced block reads stale values or
- *     stores into it in vain; the block stays valid memory because old blocks are never
- *     given back with gc_free (the collector reclaims them once nobody points into them;
- *     Boehm recognises interior pointers).
- *   - Hash mask. Lookups probe with t->hmask, loaded before t->node; the hash part never
- *     shrinks and t->hmask is published after its block, so every (mask, block) pair a
- *     reader can combine is in bounds (vm_table_hpart in vm_table.h). Stores and walks use
- *     the block's own mask.
+ *     16-byte access (vm_loadv / vm_load16 / vm_storev / vm_copyv in vm_value.h) and
+ *     readers inspect their copy. A tag read alone (is this slot nil?) is fine as long as
+ *     no payload is used on its strength.
+ *   - Blocks. Each part is a block that holds its own size (TabArr.size, TabNodes.mask).
+ *     The array part: code loads t->arr once (vm_table_arr) and takes the bound from that
+ *     block, so a size and a block from different resizes are never combined. A resize
+ *     builds the new blocks privately (copying the old slots with whole-Value loads) and
+ *     publishes them with release stores; readers use acquire loads (plain moves on x86,
+ *     which keeps loads in order; the compiler must not reorder or repeat them).
+ *   - Hash mask. Lookups probe with t->hmask, loaded before t->node, without touching the
+ *     block's header. This is safe because the capacity of the hash part never shrinks
+ *     along the sequence of its blocks, and t->hmask is raised only after its block is in
+ *     place: any (mask, block) pair a reader combines is in bounds (vm_table_hpart in
+ *     vm_table.h). The node block is the commit point of a resize (a compare-and-swap from
+ *     the block it was built from: of two racing resizes one is dropped and its store
+ *     retried), which keeps capacities monotonic; t->hmask is raised with a CAS-max. Stores
+ *     into a block and walks over it use the block's own mask.
+ *   - Old blocks. A thread that still works on a replaced block reads stale values or
+ *     stores into it in vain; the block stays valid memory because, once threads exist,
+ *     old blocks are no longer given back with gc_free (vm_table_threads_started; the
+ *     collector reclaims them once nobody points into them; Boehm recognises interior
+ *     pointers).
  *   - Length hint. TabArr.lenhint is clamped to its block's size when used.
  *   - Hash probes. Racing inserters may together take every node of a block (each checks
  *     'used' against 'limit', but the counts are updated without atomics), so no probe may
  *     rely on finding an empty node: every probe visits at most mask + 1 nodes. An insertion
- *     that finds no empty node rehashes; rehashing recounts the nodes instead of trusting
- *     the counts, and a rebuild whose keys outgrow the new block (keys added meanwhile)
- *     retries with twice the nodes.
+ *     that finds no empty node rehashes; rehashing clamps the counts to the capacity, and a
+ *     rebuild whose keys outgrow the new block (keys added meanwhile) retries with twice the
+ *     nodes.
  *   - Writes into a node: key first, then value. A reader may see a new key with a nil
  *     value (absent) but never a recycled dead key with the new key's value.
+ *   - Duplicates. Racing insertions may leave a key in two nodes, or an integer key of the
+ *     array part in the hash part. Lookups find one copy; a traversal returns only the copy
+ *     lookups find (canonical() below), or next() would go round for ever; the next resize
+ *     drops array keys left in the hash part.
  * In a program without races none of this changes what a table holds (vm_table_check). */
 
 const Value vm_absent = {{0}, VT_NIL};
@@ -273,12 +285,41 @@ static bool rawinsert(TabNodes *b, const Value *k, const Value *v) {
     return false;
 }
 
-/* Old blocks are never given back with gc_free: a thread may still be reading one (it
- * loaded t->arr or t->node before the resize published the new block). The collector frees
- * them once no thread points into them. Rejected: freeing them while only one thread runs
- * VM code (it would keep peak RSS of bench/programs/sieve.lua at 55 MB instead of 88 MB),
- * because then one missed call from whatever starts a thread turns into a use after free;
- * lua5.4 frees at once (realloc), luajit peaks at 146 MB there. */
+/* Old blocks. While one thread runs VM code, a resize gives the replaced blocks back at once
+ * (gc_free): nothing can point into them, since no code keeps a pointer into a table's
+ * parts across a store (the rule of Lua's realloc), and coroutines switch only at calls.
+ * Leaving them to the collector costs single-threaded programs: a table that grows by
+ * doubling leaves all its predecessors behind for the next collections (cachegrind on
+ * bench/programs: binary_trees 11% more instructions, hash_table 3%, alloc_churn 2%).
+ * Once a second language thread may run (vm_table_threads_started, called by the thread
+ * library before it starts one, in any thread model), another thread may still be reading
+ * an old block (it loaded t->arr or t->node before the resize published the new one), so
+ * old blocks are left to the collector, which frees them once no thread points into them. */
+static bool threads_started;
+
+void vm_table_threads_started(void) { __atomic_store_n(&threads_started, true, __ATOMIC_SEQ_CST); }
+
+/* May this resize free the blocks it replaced? Besides the flag, a safety net: the first
+ * native thread that resizes a table is remembered, and a resize on any other native thread
+ * means that threads were started without vm_table_threads_started: from then on nothing
+ * is freed (frees made before that moment stay a bug of the caller). */
+static bool may_free_old_blocks(void) {
+    if (__atomic_load_n(&threads_started, __ATOMIC_RELAXED)) return false;
+    static pthread_t first;
+    static int have_first;   /* 0 none, 1 being set, 2 set */
+    int expect = 0;
+    if (__atomic_compare_exchange_n(&have_first, &expect, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        first = pthread_self();
+        __atomic_store_n(&have_first, 2, __ATOMIC_RELEASE);
+        return true;
+    }
+    if (expect != 2 || !pthread_equal(first, pthread_self())) {
+        vm_table_threads_started();
+        return false;
+    }
+    return true;
+}
+
 /* Rebuild [t] with an array part of [na] slots and a hash part of [nc] nodes (0 or a
  * power of two large enough for every key that ends up there). Integer keys move to
  * whichever part the invariants put them in; dead nodes are dropped. The new blocks are
@@ -336,6 +377,10 @@ static void resize(State *S, Table *t, uint32_t na, uint32_t nc) {
             uint32_t m = __atomic_load_n(&t->hmask, __ATOMIC_RELAXED);
             while (m < b->mask &&
                    !__atomic_compare_exchange_n(&t->hmask, &m, b->mask, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+            }
+            if (may_free_old_blocks()) {
+                if (a != oa && oa != EMPTYARR) gc_free(oa);
+                if (ob != EMPTYNODES) gc_free(ob);
             }
             return;
         }
@@ -440,12 +485,18 @@ static void rehash(State *S, Table *t, const Value *k) {
  * Creation
  * ====================================================================== */
 
+/* The blocks are allocated before the Table, so that an allocation error leaves nothing
+ * half built, and stored with plain stores: no other thread can see the table yet (it is
+ * published by a later store of its pointer, which vm_storev orders after these). */
 Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
-    Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable, hmask 0 */
+    if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
+    TabArr *a = newarr(S, narr);
+    TabNodes *b = newnodes(S, capfor(S, nhash));
+    Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable */
     t->h.type = VT_TABLE;
-    t->arr = EMPTYARR;
-    t->node = EMPTYNODES;
-    if (narr > 0 || nhash > 0) vm_table_reserve(S, t, narr, nhash);
+    t->arr = a;
+    t->node = b;
+    t->hmask = b->mask;
     return t;
 }
 

@@ -98,6 +98,13 @@ vm_Unsigned vm_table_len(Table *t);
  * not in the table. Array part first (ascending), then the hash part in node order. */
 bool vm_table_next(struct State *S, Table *t, Value *key, Value *val);
 
+/* From now on, for good, other language threads may run at the same time as this one: a
+ * resize stops giving the old blocks back with gc_free (another thread may still be
+ * reading them) and leaves them to the collector. The thread library calls it before it
+ * starts the second language thread, in every thread model; so does anything else that
+ * runs VM code on a second native thread. Missing it is a use after free. */
+void vm_table_threads_started(void);
+
 /* Resize to at least [narr] array and [nhash] hash slots (table.create-like hints). */
 void vm_table_reserve(struct State *S, Table *t, uint32_t narr, uint32_t nhash);
 

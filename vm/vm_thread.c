@@ -414,6 +414,7 @@ static int th_spawn(State *S) {
     for (int i = 1; i <= n; i++) *T->top++ = *vm_at(S, i);
     t->nargs = n - 1;
     t->green = options.model == VM_THREADS_GREEN;
+    vm_table_threads_started(); /* resizes stop freeing blocks a racing reader may hold */
     gc_use_vm_trigger(); /* collections only at safepoints from now on */
     all_link(t);
     if (t->green) {

@@ -198,9 +198,10 @@ typedef struct String {
  *
  * Threads may use one table without a lock (vm_table.c, "Races"): so each part is one GC
  * block that carries its own size, and the Table points at the current blocks. A reader
- * loads the block pointer once and takes every bound from that block, so no combination
- * of a size from one resize and a block from another can exist. Neither pointer is ever
- * NULL: an absent part is a shared static empty block. */
+ * of the array part loads the block pointer once and takes its bound from that block; a
+ * lookup in the hash part uses Table.hmask, which never exceeds the mask of a node block
+ * loaded after it (the hash part only grows). Neither pointer is ever NULL: an absent part
+ * is a shared static empty block. */
 typedef struct Node {
     Value key;
     Value val;

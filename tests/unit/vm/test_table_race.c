@@ -318,6 +318,7 @@ static int group_setup(void **state) {
      * that triggers one collects at once and Boehm stops the others with signals wherever
      * they are, which the table code must survive as well. */
     gc_set_collect_hook(NULL);
+    vm_table_threads_started();   /* as the thread library does before a second thread runs */
     return S == NULL;
 }
 
