@@ -168,8 +168,9 @@ static void report_text(const PathProf *pp, const Row *rows, FILE *out, const Pr
     fprintf(out, "pathprof: %llu paths run, %zu distinct paths in %zu functions\n",
             (unsigned long long)prof_est(pp->total, o), pp->n, count_functions(rows, pp->n));
     prof_text_notes(out, o);
-    fprintf(out, "paths from a function's entry or a loop head (\"loop\") to a return or a back edge "
-                 "(\"back\"); hottest first\n");
+    fprintf(out, "each path runs from the function's entry or a loop head (\"loop\") to a return or a "
+                 "back edge (\"back\"), or a \"cut\" edge in functions with more than 2^32 paths; "
+                 "hottest first\n");
     for (size_t i = 0; i < pp->n && i < REPORT_TOP; i++) {
         const Row *r = &rows[i];
         decode(d, o, r->fid, r->path);

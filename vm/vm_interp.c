@@ -18,10 +18,13 @@
  * branches = the conditional tests; heap loads and stores = GET and SET opcodes). The loop
  * is compiled twice from one body (vm_interp_body.h): vm_execute_plain has no
  * instrumentation at all, vm_execute_instr emits events (vm_events.h) at those points under
- * `#if VM_EXEC_INSTR`; which one runs is chosen once per run (vm_prof_instrumented). So far
- * only function entry is instrumented (EV_CALL at startfunc; frames returned into enter at
- * 'returning', after it). A safepoint poll will sit at startfunc and on back edges only, as
- * one load and compare of a per-thread flag. */
+ * `#if VM_EXEC_INSTR`; which one runs is chosen once per run (vm_prof_instrumented). Events,
+ * each kind only when an enabled analysis needs it (vm_prof_needs): EV_SITE and EV_CALL at
+ * startfunc (frames returned into enter at 'returning', after it); EV_PATH at the branches
+ * (Ball-Larus actions, vm_pathprof.h), returns and tail calls; EV_RETURN at 'ret'; EV_LOAD
+ * and EV_STORE at the table and upvalue opcodes. A third copy, vm_execute_oracle, also
+ * feeds the path oracle (debug). The safepoint poll sits at startfunc and on back edges
+ * only, as one load and compare of a global word. */
 #include <math.h>
 
 #include "vm_debug.h"
@@ -29,6 +32,7 @@
 #include "vm_lib.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"
+#include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_thread.h"
 
@@ -39,25 +43,78 @@
 
 static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(a, b); }
 
+/* Instrumentation helpers (the instrumented loops only). */
+
+/* EV_SITE's payload for the frame [ci] being entered: the calling instruction's index in
+ * the Lua caller, or 0xffffffff when the frame was not called by Lua code (from C, or the
+ * caller is a C function). A tail call keeps the site of the call it replaces. */
+static inline uint32_t call_site(const CallInfo *ci) {
+    const CallInfo *prev = ci->prev;
+    if ((ci->callstatus & CIST_FRESH) || prev == NULL || (prev->callstatus & CIST_C)) return 0xffffffffu;
+    return (uint32_t)(prev->savedpc - prev->func->u.lf->p->code) - 1u;
+}
+
+/* The address a slow-path heap access stands for: the table indexed, or the value. */
+static inline const void *mem_target(const Value *v) {
+    return v->tt == VT_TABLE ? (const void *)v->u.t : (const void *)v;
+}
+
+/* The frame's depth as events carry it (24 bits, saturated). */
+static inline uint64_t ev_depth(const CallInfo *ci) {
+    uint32_t d = (uint32_t)ci->depth;
+    return d > EV_DEPTH_MAX ? EV_DEPTH_MAX : d;
+}
+
+/* Ball-Larus: apply the action of outcome [o] of the branching instruction at [ipc] to the
+ * path register of [ci] (vm_pathprof.h); [ci]'s bias is not VM_PATH_OFF. */
+static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsigned o) {
+    uint64_t a = vm_pathprof_act(ci->pathbias, ipc, o);
+    uint32_t reset = vm_pathact_reset(a);
+    if (__builtin_expect(reset == VM_PATH_NORESET, 1)) {
+        ci->pathreg += vm_pathact_inc(a);
+    } else {
+        vm_prof_emit(vm_pathprof_event(fid, ci->pathreg + vm_pathact_inc(a)));
+        ci->pathreg = reset;
+    }
+}
+
 
 /* The loop twice from one body (vm_interp_body.h): plain, and instrumented with the events
  * of the enabled analyses (vm_prof.h). Which one runs is chosen once, before the program
  * starts (vm_prof_instrumented), so the plain loop pays nothing for profiling. */
 #define VM_EXEC_NAME vm_execute_plain
 #define VM_EXEC_INSTR 0
+#define VM_EXEC_ORACLE 0
 #include "vm_interp_body.h"
 #undef VM_EXEC_NAME
 #undef VM_EXEC_INSTR
+#undef VM_EXEC_ORACLE
 
 #define VM_EXEC_NAME vm_execute_instr
 #define VM_EXEC_INSTR 1
+#define VM_EXEC_ORACLE 0
 #include "vm_interp_body.h"
 #undef VM_EXEC_NAME
 #undef VM_EXEC_INSTR
+#undef VM_EXEC_ORACLE
+
+/* The path oracle's loop (debug, vm_pathprof.h): instrumented, and it also reports every
+ * instruction dispatched, every Lua frame entered and every exit. */
+#define VM_EXEC_NAME vm_execute_oracle
+#define VM_EXEC_INSTR 1
+#define VM_EXEC_ORACLE 1
+#include "vm_interp_body.h"
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_ORACLE
 
 void vm_execute(State *S, CallInfo *ci) {
-    if (__builtin_expect(vm_prof_instrumented, 0))
-        vm_execute_instr(S, ci);
-    else
+    if (__builtin_expect(vm_prof_instrumented, 0)) {
+        if (__builtin_expect(vm_pathprof_oracle, 0))
+            vm_execute_oracle(S, ci);
+        else
+            vm_execute_instr(S, ci);
+    } else {
         vm_execute_plain(S, ci);
+    }
 }

@@ -5,6 +5,8 @@
 #ifndef VM_EXEC_NAME
 #error "vm_interp_body.h is included by vm_interp.c only"
 #endif
+/* VM_EXEC_ORACLE (with VM_EXEC_INSTR): also report every instruction dispatched, frame
+ * entered and exit to the path oracle (vm_pathprof.h). */
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -29,11 +31,51 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define KB() (k + vm_b(i))
 #define KC() (k + vm_c(i))
 #define RKC() (vm_k(i) ? k + vm_c(i) : base + vm_c(i))
+#if VM_EXEC_ORACLE
+#define NEXT() \
+    do { \
+        i = *pc++; \
+        vm_pathoracle_at(ci, cl->p, pc - 1); \
+        goto *dispatch[vm_op(i)]; \
+    } while (0)
+#define ORACLE_AT(ipc) vm_pathoracle_at(ci, cl->p, (ipc))
+#else
 #define NEXT() \
     do { \
         i = *pc++; \
         goto *dispatch[vm_op(i)]; \
     } while (0)
+#define ORACLE_AT(ipc) ((void)0)
+#endif
+/* Instrumentation (vm_events.h), in the instrumented loops only, each kind only when an
+ * enabled analysis needs it (vm_prof_needs):
+ *   MEMEV: a heap load or store at [addr]: the table slot or upvalue read or written on
+ *          the fast paths; the table (or the value indexed) on the slow ones (absent keys,
+ *          metamethods, inserts), where no single slot stands for the access;
+ *   PATHACT: the Ball-Larus action of outcome [o] of the branching instruction just
+ *          dispatched (at pc - 1), taken before pc moves;
+ *   PATHEXIT: the frame's path ends (returns, tail calls). */
+#if VM_EXEC_INSTR
+#define MEMEV(kind, addr) \
+    do { \
+        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_emit(ev_make((kind), (uintptr_t)(addr))); \
+    } while (0)
+#define PATHACT(o) \
+    do { \
+        if (ci->pathbias != VM_PATH_OFF) path_act(ci, cl->p->id, pc - 1, (o)); \
+    } while (0)
+#define PATHEXIT() \
+    do { \
+        if (ci->pathbias != VM_PATH_OFF) { \
+            vm_prof_emit(vm_pathprof_event(cl->p->id, ci->pathreg)); \
+            ci->pathbias = VM_PATH_OFF; \
+        } \
+    } while (0)
+#else
+#define MEMEV(kind, addr) ((void)0)
+#define PATHACT(o) ((void)0)
+#define PATHEXIT() ((void)0)
+#endif
 #define SAVEPC() (ci->savedpc = pc)
 #define Protect(x) \
     do { \
@@ -46,6 +88,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define FINISHGET(t, key, slot) \
     do { \
         Value v_; \
+        MEMEV(EV_LOAD, mem_target(t)); \
         Protect(v_ = vm_finishget(S, t, key, slot)); \
         *RA() = v_; \
         NEXT(); \
@@ -62,9 +105,12 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 /* Take (or skip) the JMP that follows a conditional test. */
 #define CONDJUMP(cond) \
     do { \
-        if ((cond) != (int)vm_k(i)) \
+        if ((cond) != (int)vm_k(i)) { \
+            PATHACT(0); \
             pc++; \
-        else { \
+        } else { \
+            PATHACT(1); \
+            ORACLE_AT(pc); /* the JMP, a block of its own if something else jumps to it */ \
             pc += vm_sbx(*pc) + 1; \
         } \
     } while (0)
@@ -78,7 +124,16 @@ startfunc:
         Proto *ep = ci->func->u.lf->p;
         uint32_t id = ep->id;
         if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
-        vm_prof_emit(ev_make(EV_CALL, id));
+        unsigned needs = vm_prof_needs;
+        if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(ci)));
+        if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, (uint64_t)id | ev_depth(ci) << 32));
+        if (needs & PROF_NEED_PATH) {
+            ci->pathbias = vm_pathprof_bias(ep, id);
+            ci->pathreg = 0;
+        }
+#if VM_EXEC_ORACLE
+        vm_pathoracle_enter(ci, ep);
+#endif
     }
 #endif
 returning:
@@ -120,11 +175,13 @@ L_LOADTRUE:
  * the slot held. */
 L_GETUPVAL: {
     const Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    MEMEV(EV_LOAD, uv);
     vm_copyv(RA(), uv);
     NEXT();
 }
 L_SETUPVAL: {
     Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    MEMEV(EV_STORE, uv);
     vm_copyv(uv, RA());
     NEXT();
 }
@@ -136,6 +193,7 @@ L_GETTABUP: {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
         if (slot->tt != VT_NIL || tv.u.t->meta == NULL) {
+            MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
         }
@@ -151,10 +209,12 @@ L_SETTABUP: {
     if (tv.tt == VT_TABLE) {
         Value *slot = vm_table_slotstr(tv.u.t, key->u.s);
         if (slot != NULL) {
+            MEMEV(EV_STORE, slot);
             vm_copyv(slot, val);
             NEXT();
         }
     }
+    MEMEV(EV_STORE, mem_target(uvp));
     Protect(vm_finishset(S, uvp, key, val));
     NEXT();
 }
@@ -171,6 +231,7 @@ L_GETTABLE: {
             slot = vm_table_get(h, key);
         vm_V16 v = vm_load16(slot);
         if (slot->tt != VT_NIL || h->meta == NULL) {
+            MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
         }
@@ -187,6 +248,7 @@ L_GETI: {
         const Value *slot = ((vm_Unsigned)n - 1u < ap->size) ? &ap->v[n - 1] : vm_table_getint(h, n);
         vm_V16 v = vm_load16(slot);
         if (slot->tt != VT_NIL || h->meta == NULL) {
+            MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
         }
@@ -201,6 +263,7 @@ L_GETFIELD: {
         const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
         if (slot->tt != VT_NIL || t->u.t->meta == NULL) {
+            MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
         }
@@ -212,6 +275,7 @@ L_GETFIELD: {
                 const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
                 v = vm_load16(s2);
                 if (s2->tt != VT_NIL) {
+                    MEMEV(EV_LOAD, s2);
                     vm_put16(RA(), v);
                     NEXT();
                 }
@@ -230,19 +294,23 @@ L_SETTABLE: {
         TabArr *ap = vm_table_arr(h);
         if (key->tt == VT_INT && (vm_Unsigned)key->u.i - 1u < ap->size &&
             (!vm_isnil(&ap->v[key->u.i - 1]) || h->meta == NULL)) {
+            MEMEV(EV_STORE, &ap->v[key->u.i - 1]);
             vm_copyv(&ap->v[key->u.i - 1], val);
             NEXT();
         }
         Value *slot = vm_table_slot(h, key);
         if (slot != NULL) {
+            MEMEV(EV_STORE, slot);
             vm_copyv(slot, val);
             NEXT();
         }
         if (h->meta == NULL) {
+            MEMEV(EV_STORE, h);
             Protect(vm_table_set(S, h, key, val));
             NEXT();
         }
     }
+    MEMEV(EV_STORE, mem_target(t));
     Protect(vm_finishset(S, t, key, val));
     NEXT();
 }
@@ -254,15 +322,18 @@ L_SETI: {
         Table *h = t->u.t;
         TabArr *ap = vm_table_arr(h);
         if ((vm_Unsigned)n - 1u < ap->size && (!vm_isnil(&ap->v[n - 1]) || h->meta == NULL)) {
+            MEMEV(EV_STORE, &ap->v[n - 1]);
             vm_copyv(&ap->v[n - 1], val);
             NEXT();
         }
         if (h->meta == NULL) {
+            MEMEV(EV_STORE, h);
             Protect(vm_table_setint(S, h, n, val));
             NEXT();
         }
     }
     Value key = vm_int(n);
+    MEMEV(EV_STORE, mem_target(t));
     Protect(vm_finishset(S, t, &key, val));
     NEXT();
 }
@@ -274,14 +345,17 @@ L_SETFIELD: {
         Table *h = t->u.t;
         Value *slot = vm_table_slotstr(h, key->u.s);
         if (slot != NULL) {
+            MEMEV(EV_STORE, slot);
             vm_copyv(slot, val);
             NEXT();
         }
         if (h->meta == NULL) { /* a new key in a plain table: raw insert, one probe */
+            MEMEV(EV_STORE, h);
             Protect(vm_table_setstr(S, h, key->u.s, val));
             NEXT();
         }
     }
+    MEMEV(EV_STORE, mem_target(t));
     Protect(vm_finishset(S, t, key, val));
     NEXT();
 }
@@ -301,6 +375,7 @@ L_SELF: {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
         if (slot->tt != VT_NIL) {
+            MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
         }
@@ -312,6 +387,7 @@ L_SELF: {
                 const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
                 v = vm_load16(s2);
                 if (s2->tt != VT_NIL) {
+                    MEMEV(EV_LOAD, s2);
                     vm_put16(RA(), v);
                     NEXT();
                 }
@@ -477,6 +553,7 @@ L_TBC:
     Protect(vm_newtbc(S, RA()));
     NEXT();
 L_JMP:
+    PATHACT(1);
     pc += vm_sbx(i);
     if (vm_sbx(i) < 0) POLL();
     NEXT();
@@ -570,9 +647,12 @@ L_TEST:
     NEXT();
 L_TESTSET: {
     const Value *b = RB();
-    if (vm_isfalsy(b) == (int)vm_k(i))
+    if (vm_isfalsy(b) == (int)vm_k(i)) {
+        PATHACT(0);
         pc++;
-    else {
+    } else {
+        PATHACT(1);
+        ORACLE_AT(pc);
         *RA() = *b;
         pc += vm_sbx(*pc) + 1;
     }
@@ -619,6 +699,10 @@ L_TAILCALL: {
     else
         b = (int)(S->top - ra);
     ci->savedpc = pc;
+    PATHEXIT();
+#if VM_EXEC_ORACLE
+    vm_pathoracle_exit(ci);
+#endif
     if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
     CallInfo *nci = vm_pretailcall(S, ci, ra, b);
     if (nci == NULL) { /* a C function ran: return its results */
@@ -704,6 +788,13 @@ L_RETURN1: {
     goto ret;
 }
 ret:
+#if VM_EXEC_INSTR
+    PATHEXIT();
+#if VM_EXEC_ORACLE
+    vm_pathoracle_exit(ci);
+#endif
+    if (vm_prof_needs & PROF_NEED_RETURN) vm_prof_emit(ev_make(EV_RETURN, ev_depth(ci)));
+#endif
     if (ci->callstatus & CIST_FRESH) {
         S->ci = ci->prev;
         return;
@@ -719,6 +810,7 @@ ret:
 L_FORPREP: {
     bool skip;
     Protect(skip = vm_forprep(S, RA()));
+    PATHACT(skip);
     if (skip) pc += vm_sbx(i);
     NEXT();
 }
@@ -730,17 +822,23 @@ L_FORLOOP: {
             ra[1].u.i = (vm_Integer)(count - 1);
             ra[0].u.i = IADD(ra[0].u.i, ra[2].u.i);
             ra[3] = vm_int(ra[0].u.i);
+            PATHACT(1);
             pc += vm_sbx(i);
             POLL();
+            NEXT();
         }
     } else if (vm_floatforloop(ra)) {
+        PATHACT(1);
         pc += vm_sbx(i);
         POLL();
+        NEXT();
     }
+    PATHACT(0);
     NEXT();
 }
 L_TFORPREP:
     Protect(vm_newtbc(S, RA() + 3));
+    PATHACT(1);
     pc += vm_sbx(i);
     NEXT();
 L_TFORCALL: {
@@ -778,9 +876,12 @@ L_TFORLOOP: {
     Value *ra = RA();
     if (!vm_isnil(&ra[4])) {
         ra[2] = ra[4];
+        PATHACT(1);
         pc += vm_sbx(i);
         POLL();
+        NEXT();
     }
+    PATHACT(0);
     NEXT();
 }
 L_SETLIST: {
@@ -847,4 +948,8 @@ L_EXTRAARG:
 #undef Protect
 #undef CONDJUMP
 #undef FINISHGET
+#undef ORACLE_AT
+#undef PATHEXIT
+#undef PATHACT
+#undef MEMEV
 }

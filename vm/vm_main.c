@@ -32,7 +32,7 @@ static const XOption xoptions[] = {
     {"dump", "bytecode", "(none)", "print a listing of the compiled bytecode instead of running"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
-    {"profile", "methodcount (comma-separated list of analyses)", "(none)", "profile the run; the report is written when the program ends"},
+    {"profile", "methodcount, callgraph, calltree, pathprof, cachesim (comma-separated)", "(none)", "profile the run; the report is written when the program ends"},
     {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline"},
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread"},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)"},

@@ -357,7 +357,16 @@ static VmPathFunc *build_func(const Proto *p, uint32_t fid) {
         total = number(f, T);
     }
     f->numpaths = total;
-    if (posix_memalign((void **)&f->act, 16, 2 * sizeof(uint64_t) * (size_t)p->ncode) != 0) oom();
+    size_t size = 2 * sizeof(uint64_t) * (size_t)p->ncode;
+    if (posix_memalign((void **)&f->act, 16, size) != 0) oom();
+    if ((uintptr_t)f->act == 2 * (uintptr_t)p->code) {
+        /* a bias of 0 would read as VM_PATH_OFF: take another block (while this one is
+         * still held, so the address differs) */
+        uint64_t *again;
+        if (posix_memalign((void **)&again, 16, size) != 0) oom();
+        free(f->act);
+        f->act = again;
+    }
     fill_actions(f);
     f->bias = (uintptr_t)f->act - 2 * (uintptr_t)p->code;
     return f;

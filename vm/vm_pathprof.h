@@ -5,10 +5,12 @@
  * the numbering (a debug mode).
  *
  * The interpreter's side (vm_interp_body.h, VM_EXEC_INSTR): each Lua frame has a path
- * register r (a local of the loop, saved in CallInfo.pathreg across calls) and the bias of
- * its function's action table (CallInfo.pathbias). On entry r = 0. At a branching
- * instruction at address ipc taking outcome o (0: falls through / test not taken, 1: jumps
- * / test taken) it applies the action word vm_pathprof_act(bias, ipc, o):
+ * register r and the bias of its function's action table, both in its CallInfo (pathreg,
+ * pathbias: in a function as large as the loop, locals for them were spilled to the stack
+ * anyway, and restoring them on every return cost more than keeping them in the frame
+ * record, which the loop holds in a register). On entry r = 0. At a branching instruction
+ * at address ipc taking outcome o (0: falls through / test not taken, 1: jumps / test
+ * taken) it applies the action word vm_pathprof_act(bias, ipc, o):
  *     reset == VM_PATH_NORESET:  r += inc
  *     otherwise (a back edge, or a cut edge of the fallback): emit EV_PATH(r + inc); r = reset
  * At RETURN, RETURN0, RETURN1 and TAILCALL it emits EV_PATH(r). A frame left by an error
@@ -34,9 +36,11 @@ static inline uint32_t vm_pathact_inc(uint64_t a) { return (uint32_t)a; }
 static inline uint32_t vm_pathact_reset(uint64_t a) { return (uint32_t)(a >> 32); }
 
 /* The bias of a frame whose function is not path-profiled (its id does not fit EV_PATH's
- * 24 bits, or its graph could not be numbered): never a real bias, which is a multiple of
- * 16 (16-byte aligned actions, 8-byte instructions counted twice). */
-#define VM_PATH_OFF ((uintptr_t)1)
+ * 24 bits, or its graph could not be numbered), and of every frame when paths are not
+ * profiled: 0, what a zeroed CallInfo holds, so the interpreter can restore a frame's bias
+ * without testing whether paths are on. A real bias is never 0 (vm_pathprof_build sees to
+ * it). */
+#define VM_PATH_OFF ((uintptr_t)0)
 
 /* The action of outcome [o] (0 or 1) of the branching instruction at [ipc] in a frame with
  * bias [bias] != VM_PATH_OFF: actions are two words per instruction, at

@@ -61,6 +61,8 @@ typedef struct CallInfo {
                                   the resumer's depth at a coroutine's first resume); fixed
                                   per record (vm_extend_ci), used by call events */
     uint16_t callstatus;
+    uint32_t pathreg;          /* Ball-Larus path register of this frame (vm_pathprof.h) */
+    uintptr_t pathbias;        /* its function's action table bias; VM_PATH_OFF (0): none */
 } CallInfo;
 
 #define VM_MULTRET (-1)

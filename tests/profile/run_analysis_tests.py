@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""The analyses end to end (path profiling first).
+
+  pattern      paths_pattern.lua: a loop whose branch takes a known pattern; the Ball-Larus
+               path numbers, their counts, decoded blocks and lines are computed by hand
+               (sequential and concurrent), and the text report says the same.
+  oracle       every paths_*.lua, with the path limit at its default (paths_wide.lua has 2^40
+               paths: the fallback cuts it) and lowered (TANDEM_PATHPROF_LIMIT: cuts
+               everywhere): the oracle (TANDEM_PATHPROF_ORACLE), which cuts the executed
+               block sequences at back edges and exits without any path numbering, counts
+               exactly the decoded Ball-Larus profile; also on tests/threads programs,
+               native and green (same run, so equal even though not deterministic).
+  conc==seq    every analysis that exists (the names `tandem` lists), on the paths_*.lua
+               programs and shape.lua: the concurrent report (default ring, and the
+               smallest ring, which makes the producer block and wrap) equals the
+               sequential one exactly.
+  programs     every deterministic tests/programs/*/*.lua with -Xprofile=methodcount,pathprof
+               (json) gives identical reports sequential and concurrent (small ring).
+  stats        in every concurrent exhaustive run above: -Xstats says produced == consumed
+               and nothing dropped.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "..", "programs")
+SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
+PATH_PROGRAMS = ["paths_pattern.lua", "paths_loops.lua", "paths_calls.lua", "paths_wide.lua"]
+THREAD_PROGRAMS = ["basics.lua", "pipeline.lua", "pingpong.lua", "mutex_counter.lua"]
+
+# tests/programs that are not deterministic from run to run (time, randomness, collection
+# timing visible to the program) or not programs (syntax errors).
+EXCLUDE_DIRS = {"syntax_errors"}
+EXCLUDE = {
+    "math/random.lua",          # math.random without a seed
+    "os/clock_time_date.lua",   # clock and time
+}
+
+failures = []
+stats_checked = [0]
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+    return cond
+
+
+def run(tandem, args, cwd=HERE, env=None, stdin=None, timeout=300):
+    e = dict(os.environ)
+    e.setdefault("HOME", "/")
+    e["TANDEM_TEST_ENV"] = "tandem test value"
+    e.pop("TANDEM_PATHPROF_ORACLE", None)
+    e.pop("TANDEM_PATHPROF_LIMIT", None)
+    if env:
+        e.update(env)
+    p = subprocess.run([tandem, *args], cwd=cwd, env=e, input=stdin, capture_output=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def json_docs(text):
+    """The JSON documents of a report file, in order."""
+    dec = json.JSONDecoder()
+    docs, i = [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return docs
+        d, i = dec.raw_decode(text, i)
+        docs.append(d)
+
+
+def check_stats(name, err, required=True):
+    """-Xstats of a concurrent exhaustive run: everything produced was consumed. [required]:
+    False for programs that leave through os.exit, which prints no statistics."""
+    m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", err)
+    if m is None and not required:
+        return
+    if check(f"{name}: stats line", m is not None, err[-2000:]):
+        stats_checked[0] += 1
+        check(f"{name}: produced == consumed", m.group(1) == m.group(2) and m.group(3) == "0", m.group(0))
+
+
+def profile(tandem, prog, analyses, mode, fmt="json", env=None, cwd=HERE, extra=(), stdin=None,
+            args=()):
+    """Runs [prog] with the analyses in [mode] (sequential / concurrent / small); returns
+    (exit, stdout, report text, stderr)."""
+    fd, out = tempfile.mkstemp(prefix="tandem_analysis_", suffix=".prof")
+    os.close(fd)
+    os.unlink(out)
+    opts = [f"-Xprofile={analyses}", f"-Xprofile.format={fmt}", f"-Xprofile.out={out}", *extra]
+    if mode == "sequential":
+        opts.append("-Xanalysis=sequential")
+    else:
+        opts += ["-Xanalysis=concurrent", "-Xstats"]
+        if mode == "small":
+            opts += SMALL_RING
+    code, so, se = run(tandem, [*opts, prog, *args], cwd=cwd, env=env, stdin=stdin)
+    rep = ""
+    if os.path.exists(out):
+        with open(out, encoding="utf-8", errors="replace") as f:
+            rep = f.read()
+        os.unlink(out)
+    if mode != "sequential":
+        with open(os.path.join(cwd, prog), encoding="utf-8", errors="replace") as f:
+            exits = "os.exit" in f.read()
+        check_stats(f"{prog} {analyses} {mode}", se, required=not exits)
+    return code, so, rep, se
+
+
+def paths_of(doc):
+    """{(fid, start, end, blocks): count} of a pathprof JSON document."""
+    c = collections.Counter()
+    for p in doc["paths"]:
+        c[(p["fid"], p["start"], p["end"], tuple(p["blocks"]))] += p["count"]
+    return c
+
+
+def read_oracle(path):
+    c = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            count, fid, start, end, blocks = line.split()
+            c[(int(fid), start, end, tuple(int(b) for b in blocks.split(",")))] += int(count)
+    return c
+
+
+# ----------------------------------------------------------------------------------------
+# pattern: hand-computed path numbers
+# ----------------------------------------------------------------------------------------
+# f's bytecode (tandem -Xdump=bytecode paths_pattern.lua) has these blocks:
+#   B0 pcs 0-5   (lines 3 4)   ... FORPREP            -> B1 (fall), B5 (skip the loop)
+#   B1 pcs 6-8   (line 5)      MODK EQI JMP           -> B2 (i % 3 == 0), B3 (else)
+#   B2 pcs 9-10  (line 6)      ADDI JMP               -> B4
+#   B3 pc 11     (line 8)      ADDI                   -> B4 (falls)
+#   B4 pc 12     (line 4)      FORLOOP                -> B5 (fall), B1 (back edge)
+#   B5 pcs 13-15 (line 11)     ... RETURN1            -> EXIT
+#   (pc 16, RETURN0, is unreachable)
+# NumPaths: B5 1; B4 1 + 1 (back edge -> EXIT) = 2, Val(B4->B5) 0, Val(B4->EXIT) 1;
+# B3 2; B2 2; B1 2 + 2 = 4, Val(B1->B2) 0, Val(B1->B3) 2; B0 4 + 1 = 5, Val(B0->B1) 0,
+# Val(B0->B5) 4; ENTRY: -> B0 Val 0, -> B1 (the loop head) Val 5; 9 paths.
+# f(30): i = 1 enters from the entry and takes "else" (0 + 2 + 1 = path 3); i = 2..29 are
+# loop paths, "then" for the 9 multiples of 3 (5 + 0 + 1 = 6), "else" for the other 19
+# (5 + 2 + 1 = 8); i = 30 takes "then" and leaves the loop (5 + 0 + 0 = 5).
+PATTERN = {
+    3: (1, "entry", "back", [0, 1, 3, 4], [3, 4, 5, 8, 4]),
+    6: (9, "loop", "back", [1, 2, 4], [5, 6, 4]),
+    8: (19, "loop", "back", [1, 3, 4], [5, 8, 4]),
+    5: (1, "loop", "return", [1, 2, 4, 5], [5, 6, 4, 11]),
+}
+
+
+def test_pattern(tandem):
+    for mode in ("sequential", "concurrent", "small"):
+        code, out, rep, err = profile(tandem, "paths_pattern.lua", "pathprof", mode)
+        if not check(f"pattern {mode}: exit", code == 0 and out == "1020\n", f"{code} {out!r} {err!r}"):
+            continue
+        docs = json_docs(rep)
+        check(f"pattern {mode}: one document", len(docs) == 1 and docs[0]["analysis"] == "pathprof", rep)
+        doc = docs[0]
+        f = {p["path"]: p for p in doc["paths"] if p["function"] == "f (paths_pattern.lua:2)"}
+        got = {n: (p["count"], p["start"], p["end"], p["blocks"], p["lines"]) for n, p in f.items()}
+        check(f"pattern {mode}: f's paths", got == PATTERN, f"\n got {got}\nwant {PATTERN}")
+        main = [p for p in doc["paths"] if p["function"] == "main chunk (paths_pattern.lua)"]
+        check(f"pattern {mode}: main chunk", len(main) == 1 and main[0]["path"] == 0 and main[0]["count"] == 1
+              and main[0]["blocks"] == [0] and main[0]["start"] == "entry" and main[0]["end"] == "return", main)
+        check(f"pattern {mode}: total", doc["total_paths"] == 31, doc["total_paths"])
+    code, out, rep, err = profile(tandem, "paths_pattern.lua", "pathprof", "sequential", fmt="text")
+    want = "f (paths_pattern.lua:2) path 8: lines 5 8 4 (blocks 1 3 4; loop to back) 19 times (61.29%)"
+    check("pattern text: hottest path first", rep.splitlines()[2:3] == [want], rep)
+    check("pattern text: header", rep.startswith("pathprof: 31 paths run, 5 distinct paths in 2 functions\n"), rep)
+
+
+# ----------------------------------------------------------------------------------------
+# oracle
+# ----------------------------------------------------------------------------------------
+def test_oracle(tandem, tmp):
+    for prog in PATH_PROGRAMS:
+        cut_seen = False
+        for limit in (None, "8", "20", "100"):
+            for mode in ("sequential", "concurrent"):
+                name = f"oracle {prog} limit={limit or 'default'} {mode}"
+                ofile = os.path.join(tmp, "oracle.txt")
+                if os.path.exists(ofile):
+                    os.unlink(ofile)
+                env = {"TANDEM_PATHPROF_ORACLE": ofile}
+                if limit:
+                    env["TANDEM_PATHPROF_LIMIT"] = limit
+                code, out, rep, err = profile(tandem, prog, "pathprof", mode, env=env)
+                if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+                    continue
+                bl = paths_of(json_docs(rep)[0])
+                orc = read_oracle(ofile)
+                check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
+                      f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+                ends = {k[2] for k in bl}
+                cut_seen |= "cut" in ends
+                if limit is None:
+                    # 2^40 paths in wide(): cut; everything else fits 32 bits
+                    check(f"{name}: cut only when needed", ("cut" in ends) == (prog == "paths_wide.lua"), ends)
+        check(f"oracle {prog}: the lowered limits made cuts", cut_seen)
+    # Language threads: not deterministic from run to run, but the oracle and the Ball-Larus
+    # profile watch the same run, so they must agree exactly anyway.
+    threads = os.path.join(HERE, "..", "threads")
+    for prog in THREAD_PROGRAMS:
+        for th in ("native", "green"):
+            name = f"oracle threads/{prog} {th}"
+            ofile = os.path.join(tmp, "oracle.txt")
+            if os.path.exists(ofile):
+                os.unlink(ofile)
+            code, out, rep, err = profile(tandem, prog, "pathprof", "concurrent", cwd=threads,
+                                          env={"TANDEM_PATHPROF_ORACLE": ofile}, extra=[f"-Xthreads={th}"])
+            if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+                continue
+            bl = paths_of(json_docs(rep)[0])
+            orc = read_oracle(ofile)
+            check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
+                  f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+
+
+# ----------------------------------------------------------------------------------------
+# concurrent == sequential, every analysis
+# ----------------------------------------------------------------------------------------
+def analysis_names(tandem):
+    code, out, err = run(tandem, ["-Xprofile=nosuchanalysis", "paths_pattern.lua"])
+    m = re.search(r"valid analyses: (.*)$", err, re.M)
+    return [n.strip() for n in m.group(1).split(",")] if m else ["methodcount", "pathprof"]
+
+
+def test_conc_eq_seq(tandem):
+    names = analysis_names(tandem)
+    check("pathprof is listed", "pathprof" in names, names)
+    for prog in PATH_PROGRAMS + ["shape.lua"]:
+        for an in names:
+            reps = {}
+            for mode in ("sequential", "concurrent", "small"):
+                code, out, rep, err = profile(tandem, prog, an, mode)
+                check(f"{prog} {an} {mode}: exit", code == 0 and rep, f"{code} {err[-2000:]!r}")
+                reps[mode] = rep
+            for mode in ("concurrent", "small"):
+                a, b = reps[mode], reps["sequential"]
+                check(f"{prog} {an}: {mode} == sequential", a == b, f"\n{str(a)[:3000]}\n--- vs ---\n{str(b)[:3000]}")
+    return names
+
+
+# ----------------------------------------------------------------------------------------
+# every deterministic program
+# ----------------------------------------------------------------------------------------
+def program_cases():
+    cases = []
+    for d in sorted(os.listdir(PROGRAMS)):
+        full = os.path.join(PROGRAMS, d)
+        if not os.path.isdir(full) or d in EXCLUDE_DIRS:
+            continue
+        for f in sorted(os.listdir(full)):
+            if not f.endswith(".lua") or f.startswith("mod_") or f"{d}/{f}" in EXCLUDE:
+                continue
+            cases.append((d, f))
+    return cases
+
+
+def one_program(tandem, d, f):
+    cwd = os.path.join(PROGRAMS, d)
+    stem = os.path.join(cwd, f[:-4])
+    stdin = open(stem + ".stdin", "rb").read() if os.path.exists(stem + ".stdin") else b""
+    args = open(stem + ".args").read().split("\n")[:-1] if os.path.exists(stem + ".args") else []
+    opts = open(stem + ".opts").read().split() if os.path.exists(stem + ".opts") else []
+    res = {}
+    for mode in ("sequential", "small"):
+        res[mode] = profile(tandem, f, "methodcount,pathprof", mode, cwd=cwd, stdin=stdin, args=args,
+                            extra=opts)
+    (c1, o1, r1, e1), (c2, o2, r2, e2) = res["sequential"], res["small"]
+    name = f"programs {d}/{f}"
+    check(f"{name}: same run", (c1, o1) == (c2, o2), f"{c1} {c2}")
+    check(f"{name}: report written", r1 != "", e1[-1000:])
+    check(f"{name}: concurrent == sequential", r1 == r2, f"\n{r2[:2000]}\n--- vs ---\n{r1[:2000]}")
+    return name
+
+
+def test_programs(tandem, jobs):
+    cases = program_cases()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        list(ex.map(lambda c: one_program(tandem, *c), cases))
+    return len(cases)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs")
+    a = ap.parse_args()
+    tandem = os.path.abspath(a.tandem)
+    only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs"}
+    tmp = tempfile.mkdtemp(prefix="tandem_analysis_")
+    summary = []
+    if "pattern" in only:
+        test_pattern(tandem)
+        summary.append("pattern")
+    if "oracle" in only:
+        test_oracle(tandem, tmp)
+        summary.append("oracle")
+    if "conc" in only:
+        names = test_conc_eq_seq(tandem)
+        summary.append(f"conc==seq ({', '.join(names)})")
+    if "programs" in only:
+        n = test_programs(tandem, a.jobs)
+        summary.append(f"programs ({n})")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{'FAILED' if failures else 'ok'}: {'; '.join(summary)}; {stats_checked[0]} concurrent runs "
+          f"with produced == consumed checked; {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
