@@ -67,9 +67,10 @@ typedef struct CabConfig {
     size_t ring_bytes;   /* a multiple of chunk_bytes, >= CAB_MIN_CHUNKS chunks; FFWD: a
                             power of two */
     size_t chunk_bytes;  /* power of two, >= CAB_MIN_CHUNK_BYTES */
-    size_t burst_bytes;  /* sampling: bytes analysed from the start of a sampled chunk;
-                            multiple of 8 in [8, chunk_bytes] */
-    double sample_rate;  /* sampling: fraction of chunks analysed, in (0, 1] */
+    size_t burst_bytes;  /* sampling: the unit chosen or skipped (chunks are cut into
+                            bursts of this size); multiple of 8 in [8, chunk_bytes] */
+    double sample_rate;  /* sampling: fraction of the bursts analysed, each chosen at random,
+                            in (0, 1]; at 1 every event is read */
 } CabConfig;
 
 /* Fill [cfg] with the defaults: CAB transport, exhaustive, 2 MiB ring, chunk = 4 x L1d from
@@ -254,7 +255,10 @@ void cab_close(CabProducer *p);
 /* ====================================================================== */
 
 /* Receives [n] >= 1 valid events in order. [events] may point into the ring: valid only
- * during the call. Runs on the consumer thread; must not push into the same ring. */
+ * during the call. Runs on the consumer thread; must not push into the same ring.
+ * Sampling mode: before a burst that does not follow the last one read comes a call with
+ * n == 0 (events NULL): the events that follow are not contiguous with those before (state carried from one event to the next,
+ * such as "the next call is made from this site", must be dropped). */
 typedef void (*CabConsumeFn)(void *ctx, const uint64_t *events, size_t n);
 
 /* Counters, for -Xstats and the benchmarks. Producer-side fields (marked P) are published
@@ -267,8 +271,8 @@ typedef void (*CabConsumeFn)(void *ctx, const uint64_t *events, size_t n);
 typedef struct CabStats {
     uint64_t produced; /* P: events pushed */
     uint64_t consumed; /* C: events handed to the consume function */
-    uint64_t skipped;  /* C, sampling: events left unread by choice (unsampled chunks, the
-                          part of a sampled chunk past its burst); exhaustive: 0 */
+    uint64_t skipped;  /* C, sampling: events left unread by choice (the bursts not
+                          chosen); exhaustive: 0 */
     uint64_t lost;     /* C, sampling: overwritten before being read = produced - consumed -
                           skipped (set once the ring is done); exhaustive: 0 */
     uint64_t dropped;  /* C, sampling: skipped + lost, the events that were not analysed;

@@ -43,7 +43,9 @@ struct CabRing {
     alignas(CAB_LINE) uint64_t cabs; /* absolute position of the consumer */
     uint64_t consumed, skipped, lost, chunks;
     uint64_t idle_ns;                /* cab_ring_add_idle_ns */
-    uint64_t sample_acc;             /* sampling: 32.32 accumulator of sample_rate */
+    uint64_t sample_rng;             /* sampling: xorshift64* state choosing the bursts */
+    bool sample_contig;              /* sampling: the last burst was read and the next
+                                        follows it in the stream (no gap to announce) */
     bool ffwd_need_safe;             /* FFWD: stopped at the dangerous distance */
     bool finished;                   /* closed and drained; stats final */
 };

@@ -99,10 +99,10 @@
  * ---- Sampling ----
  *
  *   The producer only looks for MAGIC (cab_push_sampling) and overwrites freely. The
- *   consumer waits for the guard like in exhaustive mode, then analyses a burst from the
- *   start of a fraction (sample_rate) of the chunks, reading with relaxed loads into a local
- *   buffer (the producer may be overwriting the chunk), and clears only the chunk's first
- *   slot so that it can tell when the chunk has been refilled (paper Figure 5).
+ *   consumer waits for the guard like in exhaustive mode, then analyses a random fraction
+ *   (sample_rate) of the chunk's bursts (sample_chunk), reading with relaxed loads into a
+ *   local buffer (the producer may be overwriting the chunk), and clears only the chunk's
+ *   first slot so that it can tell when the chunk has been refilled (paper Figure 5).
  */
 #include "cab_internal.h"
 
@@ -288,6 +288,7 @@ CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProdu
     r->burst_slots = c.burst_bytes / 8;
     r->rate_q32 = (uint64_t)(c.sample_rate * 4294967296.0);
     if (r->rate_q32 == 0) r->rate_q32 = 1;
+    r->sample_rng = UINT64_C(0x9e3779b97f4a7c15); /* fixed: a run's choice can be repeated */
     r->resume = r->nchunks - 3 < 2 ? (unsigned)(r->nchunks - 3) : 2;
 
     /* The ring plus one line: the MAGIC sentinel, alone on its line so that the producer's
@@ -514,29 +515,47 @@ static size_t consume_exhaustive(CabRing *r, CabConsumeFn fn, void *ctx, size_t 
 /* Consumer: sampling                                                      */
 /* ====================================================================== */
 
-/* Decide whether to sample the chunk at [idx] holding [n] events, read its burst with
- * relaxed loads (the producer may be overwriting it) and pass the valid words on. */
+/* Sample the chunk at [idx] holding [n] events: it is cut into bursts of burst_slots, and
+ * each burst is analysed with probability sample_rate, chosen at random (xorshift64*) and
+ * independently of the others. So the fraction of events analysed is the rate (all of them
+ * at rate 1: with a consumer that keeps up, the same events as in exhaustive mode), every
+ * event has the same chance, and a program whose events repeat with some period cannot
+ * line up with the choice (an evenly spaced choice, every k-th burst, would see the same
+ * phase of a loop every time). A burst is read with relaxed loads (the producer may be
+ * overwriting it) into a local buffer, and its valid words are passed on. */
+static inline bool sample_next(CabRing *r) {
+    uint64_t x = r->sample_rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->sample_rng = x;
+    return ((x * UINT64_C(0x2545f4914f6cdd1d)) >> 32) < r->rate_q32;
+}
+
 static void sample_chunk(CabRing *r, size_t idx, size_t n, CabConsumeFn fn, void *ctx) {
     r->chunks++;
-    r->sample_acc += r->rate_q32;
-    if (r->sample_acc < ((uint64_t)1 << 32)) {
-        r->skipped += n;
-        return;
-    }
-    r->sample_acc -= (uint64_t)1 << 32;
-    size_t burst = n < r->burst_slots ? n : r->burst_slots;
+    const size_t w = r->burst_slots;
     uint64_t buf[CAB_BATCH_SLOTS];
-    for (size_t done = 0; done < burst;) {
-        size_t k = burst - done < CAB_BATCH_SLOTS ? burst - done : CAB_BATCH_SLOTS, m = 0;
-        for (size_t i = 0; i < k; i++) {
-            uint64_t v = load_rlx(&r->slots[idx + done + i]); /* racy by design: relaxed */
-            if (cab_event_valid(v)) buf[m++] = v;
+    for (size_t at = 0; at < n; at += w) {
+        size_t len = n - at < w ? n - at : w;
+        if (!sample_next(r)) {
+            r->skipped += len;
+            r->sample_contig = false;
+            continue;
         }
-        if (m) fn(ctx, buf, m);
-        r->consumed += m;
-        done += k;
+        if (!r->sample_contig) fn(ctx, NULL, 0); /* a gap (cab_api.h) */
+        r->sample_contig = true;
+        for (size_t done = 0; done < len;) {
+            size_t k = len - done < CAB_BATCH_SLOTS ? len - done : CAB_BATCH_SLOTS, m = 0;
+            for (size_t i = 0; i < k; i++) {
+                uint64_t v = load_rlx(&r->slots[idx + at + done + i]); /* racy by design */
+                if (cab_event_valid(v)) buf[m++] = v;
+            }
+            if (m) fn(ctx, buf, m);
+            r->consumed += m;
+            done += k;
+        }
     }
-    r->skipped += n - burst;
 }
 
 static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t max) {
@@ -566,6 +585,7 @@ static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t ma
         if (p - r->cabs > r->nslots) {
             uint64_t lo = p - r->nslots;
             r->cabs = (lo + cs - 1) & ~(uint64_t)(cs - 1);
+            r->sample_contig = false; /* what lay before was lost */
             if (r->cabs >= p) break;
             idx = (size_t)(r->cabs % n_all);
         }

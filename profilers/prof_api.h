@@ -46,7 +46,8 @@ typedef int (*ProfDecodePathFn)(uint32_t id, uint32_t path, ProfPath *out, void 
 typedef struct ProfReportOpts {
     ProfFormat format;
     double sample_rate;   /* 1: exhaustive; else counts are estimates: scale by 1/rate, say so */
-    int partial;          /* the program was interrupted (SIGINT/SIGTERM): say the profile is partial */
+    int partial;          /* the program did not run to its end (SIGINT/SIGTERM, an uncaught
+                             error): say the profile is partial */
     ProfNameFn fname;     /* names of function ids */
     void *ctx;            /* for fname */
     ProfDecodePathFn decode_path; /* Ball-Larus paths (pathprof); NULL: numbers only */

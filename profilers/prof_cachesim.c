@@ -290,9 +290,9 @@ static __attribute__((noinline)) void push_slow(Thread *t) {
     prof_grow((void **)&t->stack, &t->cap, t->len + 1, sizeof(Frame), WHO);
 }
 
-static void on_call(CacheSim *cs, uint32_t fid, uint32_t depth) {
+static void on_call(CacheSim *cs, uint32_t fid, uint32_t depth, uint32_t cut) {
     Thread *t = cur_thread(cs);
-    while (t->len && t->stack[t->len - 1].depth >= depth) t->len--;
+    while (t->len && t->stack[t->len - 1].depth >= cut) t->len--;
     if (t->len == t->cap) push_slow(t);
     t->stack[t->len++] = (Frame){fid, depth};
     set_cur(cs, t);
@@ -318,7 +318,7 @@ static void cs_consume(void *st, const uint64_t *ev, size_t n) {
             access_line(cs, ev_payload(e));
             break;
         case EV_CALL:
-        case EV_FRAME: on_call(cs, ev_call_fid(e), ev_call_depth(e)); break;
+        case EV_FRAME: on_call(cs, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e)); break;
         case EV_RETURN: on_return(cs, (uint32_t)ev_payload(e) & EV_DEPTH_MAX); break;
         case EV_THREAD:
             cs->th.cur = thread_index(cs, ev_payload(e));

@@ -253,11 +253,12 @@ static inline void enter(CallTree *ct, Thread *t, uint32_t fid, uint32_t depth, 
 
 /* A call ([replay] 0), or a frame replayed after a green thread moved here ([replay] 1:
  * context only, counted in the stream where the call happened). */
-static inline void on_call(CallTree *ct, uint32_t fid, uint32_t depth, uint32_t replay) {
+static inline void on_call(CallTree *ct, uint32_t fid, uint32_t depth, uint32_t cut, uint32_t replay) {
     if (ct->th.cur == PROF_MAP_NONE) ct->th.cur = thread_index(ct, 0);
     Thread *t = &ct->threads[ct->th.cur];
     if (depth == 0) depth = 1; /* the root frame is at 0 */
-    while (t->stack[t->len - 1].depth >= depth) pop(ct, t);
+    if (cut == 0) cut = 1;
+    while (t->stack[t->len - 1].depth >= cut) pop(ct, t);
     if (t->stack[t->len - 1].depth + 1 < depth) enter(ct, t, PROF_FID_C, depth - 1, replay);
     enter(ct, t, fid, depth, replay);
     ct->total += !replay;
@@ -268,8 +269,8 @@ static void ct_consume(void *st, const uint64_t *ev, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint64_t e = ev[i];
         EvKind k = ev_kind(e);
-        if (k == EV_CALL) on_call(ct, ev_call_fid(e), ev_call_depth(e), 0);
-        else if (k == EV_FRAME) on_call(ct, ev_call_fid(e), ev_call_depth(e), 1);
+        if (k == EV_CALL) on_call(ct, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e), 0);
+        else if (k == EV_FRAME) on_call(ct, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e), 1);
         else if (k == EV_THREAD) ct->th.cur = thread_index(ct, ev_payload(e));
     }
 }

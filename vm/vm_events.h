@@ -25,29 +25,46 @@
  * gap in depth is a C frame. */
 typedef enum EvKind {
     EV_NONE = 0, /* never produced: an event word of 0 is the CAB's CLEAR */
-    EV_CALL,     /* Lua function entry [function id:32 | depth:24] */
+    EV_CALL,     /* Lua function entry [function id:31 | from C:1 | depth:24]; from C: the
+                    first Lua call made by the C frame below it (at depth - 1), so frames
+                    left at depth - 1 by earlier calls have ended too (a Lua function that
+                    returned, then a pcall at its depth) */
     EV_THREAD,   /* the following events come from language thread [thread id] (first event
                     of every stream; on every green-thread switch) */
-    EV_SITE,     /* the next EV_CALL is made from [pc:32] (instruction index in the calling
-                    Lua function; 0xffffffff: not from Lua code); only with PROF_NEED_SITE */
+    EV_SITE,     /* the next EV_CALL is made from [pc:32 | caller:24]: the instruction index
+                    in the calling Lua function and that function's id (pc 0xffffffff and
+                    caller 0: not from Lua code; caller 0 also when the id does not fit).
+                    The caller travels with the site so that an analysis seeing only some
+                    of the events (sampling) still knows who called; only with
+                    PROF_NEED_SITE */
     EV_RETURN,   /* the Lua frame at [depth:24] returns; only with PROF_NEED_RETURN */
     EV_PATH,     /* a Ball-Larus path of function [function id:24] ended: [path number:32]
                     at bits 24..55; only with PROF_NEED_PATH */
     EV_LOAD,     /* heap load at [address:48]; only with PROF_NEED_MEM */
     EV_STORE,    /* heap store at [address:48]; only with PROF_NEED_MEM */
-    EV_FRAME,    /* [function id:32 | depth:24]: the thread is inside this Lua frame already (not
+    EV_FRAME,    /* [function id:31 | from C:1 | depth:24]: the thread is inside this Lua frame already (not
                     a call). After EV_THREAD when a green thread resumes on another carrier
                     than the one it last ran on, the VM replays the thread's open Lua frames,
                     outermost first, so that analyzers keeping calling contexts per thread
                     can rebuild them in this stream. */
+    EV_GAP,      /* never produced: the analyzer passes it to the analyses when the events
+                    that follow are not contiguous with those before (before every sampled
+                    burst); pairing state such as a pending EV_SITE must be dropped */
     EV__COUNT
 } EvKind;
 
 /* Field helpers of EV_CALL and EV_PATH. */
-static inline uint32_t ev_call_fid(uint64_t ev) { return (uint32_t)ev; }
+#define EV_CALL_FROM_C (UINT64_C(1) << 31)
+static inline uint32_t ev_call_fid(uint64_t ev) { return (uint32_t)ev & 0x7fffffffu; }
+static inline uint32_t ev_call_from_c(uint64_t ev) { return (uint32_t)(ev >> 31) & 1u; }
 static inline uint32_t ev_call_depth(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
+/* The frames an analyzer keeps at this depth and deeper have ended when EV_CALL [ev]
+ * arrives: its own depth, or one less when the frame below it is C (from C). */
+static inline uint32_t ev_call_cut(uint64_t ev) { return ev_call_depth(ev) - ev_call_from_c(ev); }
 static inline uint32_t ev_path_fid(uint64_t ev) { return (uint32_t)ev & 0xffffffu; }
 static inline uint32_t ev_path_number(uint64_t ev) { return (uint32_t)(ev >> 24); }
+static inline uint32_t ev_site_pc(uint64_t ev) { return (uint32_t)ev; }
+static inline uint32_t ev_site_caller(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
 #define EV_DEPTH_MAX 0xffffffu  /* deeper frames saturate */
 
 /* The payload is 56 bits: kind in the top byte. */

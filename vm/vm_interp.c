@@ -45,13 +45,16 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
 
 /* Instrumentation helpers (the instrumented loops only). */
 
-/* EV_SITE's payload for the frame [ci] being entered: the calling instruction's index in
- * the Lua caller, or 0xffffffff when the frame was not called by Lua code (from C, or the
- * caller is a C function). A tail call keeps the site of the call it replaces. */
-static inline uint32_t call_site(const CallInfo *ci) {
+/* EV_SITE's payload for the frame [ci] being entered (vm_events.h): the calling
+ * instruction's index in the Lua caller and the caller's id, or 0xffffffff and 0 when the
+ * frame was not called by Lua code (from C, or the caller is a C function). A tail call
+ * keeps the site of the call it replaces. */
+static inline uint64_t call_site(const CallInfo *ci) {
     const CallInfo *prev = ci->prev;
     if ((ci->callstatus & CIST_FRESH) || prev == NULL || (prev->callstatus & CIST_C)) return 0xffffffffu;
-    return (uint32_t)(prev->savedpc - prev->func->u.lf->p->code) - 1u;
+    const Proto *cp = prev->func->u.lf->p;
+    uint64_t caller = cp->id <= EV_DEPTH_MAX ? cp->id : 0; /* 24 bits, like a depth */
+    return (uint64_t)(uint32_t)((prev->savedpc - cp->code) - 1) | caller << 32;
 }
 
 /* The address a slow-path heap access stands for: the table indexed, or the value. */
@@ -63,6 +66,21 @@ static inline const void *mem_target(const Value *v) {
 static inline uint64_t ev_depth(const CallInfo *ci) {
     uint32_t d = (uint32_t)ci->depth;
     return d > EV_DEPTH_MAX ? EV_DEPTH_MAX : d;
+}
+
+/* EV_CALL's payload for entering Lua frame [ci] of function [id] (vm_events.h). "From C"
+ * is set on the first Lua call a C frame makes (a pcall, a sort comparator's first call):
+ * that is when frames the analyzers keep at the C frame's depth (a Lua function that
+ * returned there earlier) have ended; later calls from the same C frame find it in place.
+ * A C frame's callstatus is reset when the record is reused for another call. */
+static inline uint64_t call_payload(const CallInfo *ci, uint32_t id) {
+    CallInfo *prev = ci->prev;
+    uint64_t fromc = 0;
+    if ((prev->callstatus & (CIST_C | CIST_CALLEDLUA)) == CIST_C) {
+        prev->callstatus |= CIST_CALLEDLUA;
+        fromc = EV_CALL_FROM_C;
+    }
+    return (uint64_t)id | fromc | ev_depth(ci) << 32;
 }
 
 /* Ball-Larus: apply the action of outcome [o] of the branching instruction at [ipc] to the

@@ -126,7 +126,7 @@ startfunc:
         if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
         unsigned needs = vm_prof_needs;
         if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(ci)));
-        if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, (uint64_t)id | ev_depth(ci) << 32));
+        if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
         if (needs & PROF_NEED_PATH) {
             ci->pathbias = vm_pathprof_bias(ep, id);
             ci->pathreg = 0;

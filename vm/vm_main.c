@@ -40,9 +40,9 @@ static const XOption xoptions[] = {
     {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind"},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed"},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward"},
-    {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: bursts of a fraction of chunks, never blocks"},
-    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of chunks analysed"},
-    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: bytes analysed at the start of a sampled chunk"},
+    {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks"},
+    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (in bursts chosen at random)"},
+    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: the bursts the events are chosen in"},
     {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache"},
     {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache"},
     {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy"},
@@ -539,6 +539,7 @@ static void stats_report(void) {
 
 static int finish(int code) {
     if (main_state) vm_threads_shutdown(main_state);
+    if (code != 0) vm_prof_mark_partial(); /* the program stopped at an uncaught error */
     if (vm_prof_finish() != 0 && code == 0) code = 1;
     if (print_stats) {
         stats_report();

@@ -125,6 +125,11 @@ void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
 /* Analyzer side: the consume function of a stream's CAB. */
 static void stream_consume(void *ctx, const uint64_t *ev, size_t n) {
     VmProfStream *s = ctx;
+    if (n == 0) { /* sampling: a gap before the next burst (cab_api.h) */
+        static const uint64_t gap = (uint64_t)EV_GAP << EV_KIND_SHIFT;
+        for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], &gap, 1);
+        return;
+    }
     if (run.opt.test_delay_us) {
         struct timespec ts = {0, (long)run.opt.test_delay_us * 1000};
         nanosleep(&ts, NULL);
@@ -250,7 +255,8 @@ static void on_switch(int carrier, uint64_t thread_id, State *moved) {
             Proto *p = ci->func->u.lf->p;
             uint32_t id = p->id ? p->id : vm_prof_newid(p);
             uint32_t depth = ci->depth > (int32_t)EV_DEPTH_MAX ? EV_DEPTH_MAX : (uint32_t)ci->depth;
-            frames[n++] = ev_make(EV_FRAME, (uint64_t)id | (uint64_t)depth << 32);
+            uint64_t fromc = (ci->prev->callstatus & CIST_C) ? EV_CALL_FROM_C : 0; /* the context is exactly these frames */
+            frames[n++] = ev_make(EV_FRAME, (uint64_t)id | fromc | (uint64_t)depth << 32);
         }
     while (n > 0) vm_prof_emit(frames[--n]);
 }
@@ -266,6 +272,8 @@ static void finish_atexit(void) {
  * world for good, write the profile, then die of the same signal's default action. */
 static sigset_t stop_signals;
 static volatile int partial;
+
+void vm_prof_mark_partial(void) { partial = 1; }
 
 static void *signal_main(void *arg) {
     (void)arg;
@@ -310,12 +318,9 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 
 static int write_report(FILE *f, void **st) {
     ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode};
-    /* Sampling analyses a burst of a fraction of the chunks: the estimate scales by both. */
-    if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) {
-        double burst = (double)(run.opt.cab.burst_bytes ? run.opt.cab.burst_bytes : CAB_DEFAULT_BURST_BYTES);
-        double chunk = (double)(run.opt.cab.chunk_bytes ? run.opt.cab.chunk_bytes : cab_topology_default_chunk());
-        ro.sample_rate = run.opt.cab.sample_rate * (burst < chunk ? burst / chunk : 1.0);
-    }
+    /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
+     * by it. */
+    if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
     for (int i = 0; i < run.opt.nanalyses; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
         int rc = run.opt.analyses[i]->report(st[i], f, &ro);

@@ -102,6 +102,10 @@ void vm_prof_thread_end(void);
  * run at exit (os.exit). Returns 0, or -1 if the report could not be written. */
 int vm_prof_finish(void);
 
+/* The program did not run to its end (an uncaught error): the report, written by
+ * vm_prof_finish, says it is partial. */
+void vm_prof_mark_partial(void);
+
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);
 

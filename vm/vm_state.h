@@ -71,6 +71,8 @@ typedef struct CallInfo {
 #define CIST_C 1u      /* a C function */
 #define CIST_FRESH 2u  /* Lua frame entered from C: the interpreter returns when it returns */
 #define CIST_TAIL 4u   /* reached through a tail call (traceback shows "(...tail calls...)") */
+#define CIST_CALLEDLUA 8u /* a C frame that has entered a Lua function already, while
+                             profiling (the EV_CALL "from C" flag marks only the first) */
 
 /* Protected-call chain: each vm_pcall / coroutine body pushes one on the C stack. */
 typedef struct ErrJmp {

@@ -308,8 +308,13 @@ int main(int argc, char **argv) {
     CabConfig cfg;
     cab_config_default(&cfg);
     cfg.sample_rate = 0.1;
+    bool probe_only = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-P")) { /* one probe, for scripts timing concurrent runs */
+            probe_only = true;
+            continue;
+        }
         if (!v) goto usage;
         i++;
         if (!strcmp(a, "-n")) n = strtoull(v, NULL, 10);
@@ -338,6 +343,14 @@ int main(int argc, char **argv) {
     if (ccpu < 0) {
         fprintf(stderr, "cab_bench: needs two CPUs\n");
         return 2;
+    }
+    if (probe_only) {
+        /* "probe NS CLASS": the round trip between the two CPUs right now (the harnesses run
+         * it before and after every concurrent run, measuring.md) */
+        cab_topology_bind_self(pcpu);
+        double rt = probe(ccpu);
+        printf("probe %.1f %s\n", rt, class_name[classify(rt)]);
+        return 0;
     }
     const char *bad = cab_config_check(&cfg);
     if (bad) {
@@ -434,6 +447,7 @@ int main(int argc, char **argv) {
     return 0;
 usage:
     fprintf(stderr, "usage: cab_bench [-n events] [-r runs] [-s ring] [-c chunk] [-p cpu] "
-                    "[-q cpu] [-t limit,cab,cabm,nway,ffwd,sample] [-x rate]\n");
+                    "[-q cpu] [-t limit,cab,cabm,nway,ffwd,sample] [-x rate]\n"
+                    "       cab_bench -P [-p cpu] [-q cpu]   (one round-trip probe: \"probe NS CLASS\")\n");
     return 2;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """prof_error.py: the sampling error of a profile (CAB paper, section 6.4).
 
-    prof_error.py EXHAUSTIVE.json SAMPLED.json [--rate R] [--analysis NAME]
+    prof_error.py EXHAUSTIVE.json SAMPLED.json [--rate R] [--analysis NAME] [--min-share F]
                   [--metric FIELD] [--value]
 
 Reads two JSON profiles of the same analysis (tandem -Xprofile.format=json; a file may
@@ -12,7 +12,7 @@ paper's error rate: the mean over the items of the exhaustive profile of
 
 where an item is what the analysis counts: a function (methodcount), a caller -> callee
 edge (callgraph), a calling context (calltree), a function's accesses or misses
-(cachesim, --metric accesses|l1_misses|l2_misses). An item missing from the sampled
+(cachesim, --metric accesses|l1_misses|l2_misses), a function's path (pathprof). An item missing from the sampled
 profile counts as sampled 0 (error 1). JSON profiles hold observed counts, so the rate
 divides here: --rate, or else the sampled profile's own "sample_rate". Profiles of other
 analyses can take part by carrying "items": [{"key": ..., "count": n}, ...].
@@ -100,6 +100,9 @@ def items_of(doc, metric):
                 path[n["id"]] = p
                 if n["function"] != "[C]":  # a [C] node counts gaps, not calls
                     add(items, p, n["calls"])
+    elif a == "pathprof":
+        for pth in doc["paths"]:
+            add(items, (pth["function"], pth["path"]), pth["count"])
     elif a == "cachesim":
         m = metric or "accesses"
         if m not in ("accesses", "l1_misses", "l2_misses"):
@@ -111,11 +114,13 @@ def items_of(doc, metric):
     return items
 
 
-def error_rate(actual, sampled, rate):
-    """(mean error, items counted, items missing from sampled)."""
+def error_rate(actual, sampled, rate, min_share=0.0):
+    """(mean error, items counted, items missing from sampled). [min_share] > 0: only the
+    items that hold at least that fraction of the exhaustive profile's total count."""
     total, n, missing = 0.0, 0, 0
+    floor = min_share * sum(actual.values())
     for k, a in actual.items():
-        if a <= 0:
+        if a <= 0 or a < floor:
             continue
         s = sampled.get(k, 0)
         missing += k not in sampled
@@ -132,6 +137,9 @@ def main(argv=None):
     ap.add_argument("--analysis", help="which profile, when a file holds several")
     ap.add_argument("--metric", help="cachesim: accesses (default), l1_misses or l2_misses")
     ap.add_argument("--value", action="store_true", help="print the error rate alone")
+    ap.add_argument("--min-share", type=float, default=0.0,
+                    help="only items holding at least this fraction of the total (e.g. 0.001); "
+                         "default 0: every item, as the paper")
     o = ap.parse_args(argv)
     ex = pick(load_docs(o.exhaustive), o.exhaustive, o.analysis)
     sdocs = load_docs(o.sampled)
@@ -141,7 +149,7 @@ def main(argv=None):
     rate = o.rate if o.rate is not None else sa.get("sample_rate", 1.0)
     if not (0 < rate <= 1):
         fail("the sampling rate must be in (0, 1], not %g" % rate)
-    err, n, missing = error_rate(items_of(ex, o.metric), items_of(sa, o.metric), rate)
+    err, n, missing = error_rate(items_of(ex, o.metric), items_of(sa, o.metric), rate, o.min_share)
     if o.value:
         print("%.6f" % err)
     else:

@@ -26,10 +26,12 @@ def parse(report):
     start = next(i for i, l in enumerate(lines) if l.startswith("methodcount:"))
     m = re.match(r"methodcount: (\d+) calls of (\d+) functions$", lines[start])
     counts = {}
-    for l in lines[start + 2:]:
+    for l in lines[start + 1:]:
         m2 = re.match(r"\s*(\d+)\s+([\d.]+)%\s+(.*)$", l)
         if not m2:
-            break
+            if counts:
+                break
+            continue  # the column titles and notes (estimates, partial) before the rows
         counts[m2.group(3)] = int(m2.group(1))
     total = counts.pop("total")
     check_total = (int(m.group(1)), int(m.group(2)))

@@ -133,15 +133,20 @@ static void test_callgraph_text_and_sampling(void **state) {
     assert_true(contains(t, "f2 (t.lua:2) -> f4 (t.lua:4)  [C: 1]"));
     assert_false(contains(t, "estimates"));
     free(t);
+    /* Sampled: the call with no EV_SITE (g -> f, its site may have been cut off by a burst
+     * boundary, so its caller is only a guess) is left out, and the rate shrinks by the
+     * fraction kept: 0.25 * 10/11. Estimates: 10 calls * 4.4 = 44 along 6 edges; f2 -> f3
+     * 3 * 4.4 = 13.2, its sites 8.8 and 4.4. */
     t = report_str(&prof_callgraph, st, PROF_TEXT, 0.25, NULL);
-    assert_true(contains(t, "callgraph: 44 calls along 7 edges"));
-    assert_true(contains(t, "estimates from sampling at rate 0.25"));
-    assert_true(contains(t, "          12   27.27%  f2 (t.lua:2) -> f3 (t.lua:3)  [pc 7: 8, pc 9: 4]"));
+    assert_true(contains(t, "callgraph: 44 calls along 6 edges"));
+    assert_true(contains(t, "estimates from sampling at rate 0.227273"));
+    assert_true(contains(t, "          13   30.00%  f2 (t.lua:2) -> f3 (t.lua:3)  [pc 7: 9, pc 9: 4]"));
+    assert_false(contains(t, "f3 (t.lua:3) -> f2 (t.lua:2)"));
     free(t);
     /* JSON keeps the observed counts and says the rate */
     char *js = report_str(&prof_callgraph, st, PROF_JSON, 0.25, NULL);
-    assert_true(contains(js, "\"sample_rate\":0.25,\"estimated\":true"));
-    assert_true(contains(js, "\"total_calls\":11,"));
+    assert_true(contains(js, "\"estimated\":true"));
+    assert_true(contains(js, "\"total_calls\":10,"));
     free(js);
     int rc;
     char *s = report_str(&prof_callgraph, st, PROF_FOLDED, 1.0, &rc);

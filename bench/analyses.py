@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""The analyses on bench/programs: sampling error and concurrent vs sequential cost.
+
+    python3 bench/analyses.py [--runs N] [--rate 0.05] [--only NAME]... [--no-timing]
+                              [--no-error] [--analyses callgraph,pathprof,...] [--csv FILE]
+
+Error. For callgraph and pathprof (--error-analyses), each program runs once exhaustively
+(concurrent) and once sampled at --rate, both writing JSON profiles; the error rate is the
+CAB paper's (section 6.4): the mean over the items of the exhaustive profile of
+|actual - sampled / rate| / actual (profilers/tools/prof_error.py computes it), reported
+over every item ("all", as the paper defines it) and over the items that hold at least
+0.1% of the profile's total ("hot"). An item seen a handful of times cannot be estimated
+from a 5% sample (a call made once is missed 95% of the time: error 1 for that item), so
+the first figure is dominated by how many rare items a program has; the second says how
+well the profile that matters is estimated. Sampling is deterministic (a fixed seed), so
+one run each suffices.
+
+Cost. Every program runs uninstrumented, and with each analysis sequential (inline) and
+concurrent (CAB + analyzer thread): --runs rounds, the configurations interleaved within
+a round (measuring.md), wall-clock medians. Overhead = time / uninstrumented - 1. Every
+concurrent run is framed by a cache-line round-trip probe between the two CPUs
+(build/cab/cab_bench -P); the placement class of each run is recorded, and a run whose two
+probes disagree is marked "moved". Reported per analysis: the geometric mean over the
+programs of (1 + overhead) for both forms, and concurrent overhead / sequential overhead.
+"""
+import argparse
+import csv
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "profilers", "tools"))
+import prof_error  # noqa: E402
+
+PROGRAMS = os.path.join(HERE, "programs")
+ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
+
+
+def run(cmd, timeout=600):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    t = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-400:]))
+    return t
+
+
+def probe(cab_bench):
+    if not cab_bench:
+        return None, "unknown"
+    out = subprocess.run([cab_bench, "-P"], capture_output=True, text=True).stdout.split()
+    return (float(out[1]), " ".join(out[2:])) if len(out) >= 3 else (None, "unknown")
+
+
+def profile_json(tandem, prog, analysis, extra, path):
+    run([tandem, "-Xprofile=" + analysis, "-Xprofile.format=json", "-Xprofile.out=" + path] + extra + [prog])
+    docs = prof_error.load_docs(path)
+    return docs[0]
+
+
+def errors(tandem, progs, analyses, rate, rows):
+    print("sampling error at rate %g (all items / items holding >= 0.1%% of the total)" % rate)
+    print("%-20s %s" % ("program", "  ".join("%22s" % a for a in analyses)))
+    summary = {a: ([], []) for a in analyses}
+    with tempfile.TemporaryDirectory() as tmp:
+        for prog in progs:
+            name = os.path.basename(prog)[:-4]
+            cells = []
+            for a in analyses:
+                ex = profile_json(tandem, prog, a, [], os.path.join(tmp, "ex.json"))
+                sa = profile_json(tandem, prog, a, ["-Xcab.mode=sampling", "-Xsample.rate=%g" % rate],
+                                  os.path.join(tmp, "sa.json"))
+                r = sa.get("sample_rate", rate)
+                act, smp = prof_error.items_of(ex, None), prof_error.items_of(sa, None)
+                e_all, n_all, _ = prof_error.error_rate(act, smp, r)
+                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 0.001)
+                summary[a][0].append(e_all)
+                summary[a][1].append(e_hot)
+                rows.append({"kind": "error", "program": name, "analysis": a, "rate": rate,
+                             "error_all": "%.5f" % e_all, "items_all": n_all,
+                             "error_hot": "%.5f" % e_hot, "items_hot": n_hot})
+                cells.append("%6.2f%% (%3d) %5.2f%% (%2d)" % (100 * e_all, n_all, 100 * e_hot, n_hot))
+            print("%-20s %s" % (name, "  ".join(cells)), flush=True)
+    for a in analyses:
+        print("%-12s mean error: all items %.2f%%, hot items %.2f%%" %
+              (a, 100 * statistics.mean(summary[a][0]), 100 * statistics.mean(summary[a][1])))
+    return summary
+
+
+def timing(tandem, cab_bench, progs, analyses, runs, rows):
+    configs = [("base", None, None)]
+    for a in analyses:
+        configs.append(("seq", a, ["-Xprofile=" + a, "-Xanalysis=sequential"]))
+        configs.append(("conc", a, ["-Xprofile=" + a]))
+    times = {}  # (prog, form, analysis) -> [seconds]
+    places = {}
+    devnull_out = ["-Xprofile.out=/dev/null"]
+    for r in range(runs):
+        for prog in progs:
+            for form, a, args in configs:
+                cmd = [tandem] + (args + devnull_out if args else []) + [prog]
+                p0 = probe(cab_bench) if form == "conc" else (None, "-")
+                t = run(cmd)
+                p1 = probe(cab_bench) if form == "conc" else (None, "-")
+                times.setdefault((prog, form, a), []).append(t)
+                place = p0[1] if p0[1] == p1[1] else "moved"
+                places.setdefault(place, 0)
+                places[place] += 1
+                rows.append({"kind": "time", "program": os.path.basename(prog)[:-4], "analysis": a or "",
+                             "form": form, "run": r, "seconds": "%.4f" % t, "placement": place,
+                             "probe_before_ns": p0[0] or "", "probe_after_ns": p1[0] or ""})
+        print("round %d/%d done" % (r + 1, runs), file=sys.stderr, flush=True)
+    print("\ncost (medians of %d interleaved runs; geometric means over %d programs of time / uninstrumented)"
+          % (runs, len(progs)))
+    print("concurrent runs by placement: %s" % ", ".join("%s %d" % kv for kv in sorted(places.items())
+                                                          if kv[0] != "-"))
+    print("%-12s %10s %10s %14s" % ("analysis", "sequential", "concurrent", "conc/seq ovh"))
+    for a in analyses:
+        ls, lc = [], []
+        for prog in progs:
+            b = statistics.median(times[(prog, "base", None)])
+            ls.append(math.log(statistics.median(times[(prog, "seq", a)]) / b))
+            lc.append(math.log(statistics.median(times[(prog, "conc", a)]) / b))
+        gs, gc = math.exp(statistics.mean(ls)), math.exp(statistics.mean(lc))
+        ratio = (gc - 1) / (gs - 1) if gs > 1 else float("nan")
+        print("%-12s %9.3fx %9.3fx %14.2f" % (a, gs, gc, ratio))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tandem", default=os.path.join(ROOT, "build", "tandem"))
+    ap.add_argument("--cab-bench", default=os.path.join(ROOT, "build", "cab", "cab_bench"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rate", type=float, default=0.05)
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--analyses", default=",".join(ANALYSES))
+    ap.add_argument("--error-analyses", default="callgraph,pathprof")
+    ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument("--no-error", action="store_true")
+    ap.add_argument("--csv")
+    o = ap.parse_args()
+    tandem = os.path.abspath(o.tandem)
+    cab_bench = o.cab_bench if os.path.exists(o.cab_bench) else None
+    progs = sorted(os.path.join(PROGRAMS, f) for f in os.listdir(PROGRAMS) if f.endswith(".lua"))
+    if o.only:
+        progs = [p for p in progs if os.path.basename(p)[:-4] in o.only]
+    rows = []
+    if not o.no_error:
+        errors(tandem, progs, o.error_analyses.split(","), o.rate, rows)
+    if not o.no_timing:
+        timing(tandem, cab_bench, progs, o.analyses.split(","), o.runs, rows)
+    if o.csv:
+        keys = sorted({k for r in rows for k in r})
+        with open(o.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
