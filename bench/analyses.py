@@ -8,11 +8,11 @@ Error. For callgraph and pathprof (--error-analyses), each program runs once exh
 (concurrent) and once sampled at --rate, both writing JSON profiles; the error rate is the
 CAB paper's (section 6.4): the mean over the items of the exhaustive profile of
 |actual - sampled / rate| / actual (profilers/tools/prof_error.py computes it), reported
-over every item ("all", as the paper defines it) and over the items that hold at least
-0.1% of the profile's total ("hot"). An item seen a handful of times cannot be estimated
-from a 5% sample (a call made once is missed 95% of the time: error 1 for that item), so
-the first figure is dominated by how many rare items a program has; the second says how
-well the profile that matters is estimated. Sampling is deterministic (a fixed seed), so
+over every item ("all", as the paper defines it) and over the items counted at least
+100 / rate times exhaustively ("hot": a sample sees them about 100 times or more). An item
+seen a handful of times cannot be estimated from a 5% sample (a call made once is missed
+95% of the time: error 1 for that item), so the first figure is dominated by how many rare
+items a program has; the second says how well the items a sample can see are estimated. Sampling is deterministic (a fixed seed), so
 one run each suffices.
 
 Cost. Every program runs uninstrumented, and with each analysis sequential (inline) and
@@ -65,7 +65,8 @@ def profile_json(tandem, prog, analysis, extra, path):
 
 
 def errors(tandem, progs, analyses, rate, rows):
-    print("sampling error at rate %g (all items / items holding >= 0.1%% of the total)" % rate)
+    print("sampling error at rate %g: all items (count) / items a sample sees ~100 times or more, "
+          "i.e. counted >= %d times (count)" % (rate, round(100 / rate)))
     print("%-20s %s" % ("program", "  ".join("%22s" % a for a in analyses)))
     summary = {a: ([], []) for a in analyses}
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +80,7 @@ def errors(tandem, progs, analyses, rate, rows):
                 r = sa.get("sample_rate", rate)
                 act, smp = prof_error.items_of(ex, None), prof_error.items_of(sa, None)
                 e_all, n_all, _ = prof_error.error_rate(act, smp, r)
-                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 0.001)
+                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 0.0, 100.0 / rate)
                 summary[a][0].append(e_all)
                 summary[a][1].append(e_hot)
                 rows.append({"kind": "error", "program": name, "analysis": a, "rate": rate,
@@ -88,8 +89,10 @@ def errors(tandem, progs, analyses, rate, rows):
                 cells.append("%6.2f%% (%3d) %5.2f%% (%2d)" % (100 * e_all, n_all, 100 * e_hot, n_hot))
             print("%-20s %s" % (name, "  ".join(cells)), flush=True)
     for a in analyses:
-        print("%-12s mean error: all items %.2f%%, hot items %.2f%%" %
-              (a, 100 * statistics.mean(summary[a][0]), 100 * statistics.mean(summary[a][1])))
+        hot = [e for e in summary[a][1] if not math.isnan(e)]
+        print("%-12s mean error: all items %.2f%%, hot items %.2f%% (%d programs have hot items)" %
+              (a, 100 * statistics.mean(summary[a][0]), 100 * statistics.mean(hot) if hot else float("nan"),
+               len(hot)))
     return summary
 
 

@@ -536,8 +536,15 @@ static void sample_chunk(CabRing *r, size_t idx, size_t n, CabConsumeFn fn, void
     r->chunks++;
     const size_t w = r->burst_slots;
     uint64_t buf[CAB_BATCH_SLOTS];
-    for (size_t at = 0; at < n; at += w) {
-        size_t len = n - at < w ? n - at : w;
+    /* The bursts' boundaries move by a random phase in every chunk (the first burst is the
+     * shorter [0, phase)): with fixed boundaries, events that always sit at the same place
+     * in a burst (the second of a pair cut off from the first: every 4th call when sites
+     * and calls alternate) would be the same ones program-wide, and a program whose calls
+     * repeat with a period would have some of its edges always cut. */
+    size_t phase = w > 1 ? (size_t)(r->sample_rng % w) : 0;
+    for (size_t at = 0, len; at < n; at += len) {
+        len = at == 0 && phase ? phase : w;
+        if (len > n - at) len = n - at;
         if (!sample_next(r)) {
             r->skipped += len;
             r->sample_contig = false;

@@ -142,11 +142,13 @@ static inline void on_call(CallGraph *cg, uint32_t fid, uint32_t depth, uint32_t
         caller = cg->pending_caller; /* the site named its Lua caller */
     } else if (t->len == 0) {
         caller = PROF_FID_ROOT;
-        if (depth > 1) site = PROF_SITE_C;
+        if (depth > 1 && site != PROF_SITE_UNKNOWN) site = PROF_SITE_C;
     } else {
         const Frame *top = &t->stack[t->len - 1];
         caller = top->fid;
-        if (top->depth + 1 < depth) site = PROF_SITE_C;
+        /* a depth gap means a C frame between; with no EV_SITE at all the site stays
+         * unknown (under sampling the gap may only be a stale shadow stack) */
+        if (top->depth + 1 < depth && site != PROF_SITE_UNKNOWN) site = PROF_SITE_C;
     }
     if (t->len == t->cap) push_slow(t);
     t->stack[t->len++] = (Frame){fid, depth};

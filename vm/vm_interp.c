@@ -46,15 +46,22 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
 /* Instrumentation helpers (the instrumented loops only). */
 
 /* EV_SITE's payload for the frame [ci] being entered (vm_events.h): the calling
- * instruction's index in the Lua caller and the caller's id, or 0xffffffff and 0 when the
- * frame was not called by Lua code (from C, or the caller is a C function). A tail call
- * keeps the site of the call it replaces. */
+ * instruction's index in the Lua caller and the caller's id. A frame not called by Lua code
+ * (from C: pcall, a metamethod, a callback) gets pc 0xffffffff and, as its caller, the
+ * nearest Lua frame below (what the call graph calls the caller of a call through C), or 0
+ * when there is none in this coroutine. A tail call keeps the site of the call it replaces. */
+static inline uint64_t site_caller(const Proto *p) {
+    return p->id <= EV_DEPTH_MAX ? (uint64_t)p->id << 32 : 0; /* 24 bits, like a depth */
+}
+
 static inline uint64_t call_site(const CallInfo *ci) {
     const CallInfo *prev = ci->prev;
-    if ((ci->callstatus & CIST_FRESH) || prev == NULL || (prev->callstatus & CIST_C)) return 0xffffffffu;
+    if ((ci->callstatus & CIST_FRESH) || (prev->callstatus & CIST_C)) {
+        while (prev != NULL && (prev->callstatus & CIST_C)) prev = prev->prev;
+        return 0xffffffffu | (prev ? site_caller(prev->func->u.lf->p) : 0);
+    }
     const Proto *cp = prev->func->u.lf->p;
-    uint64_t caller = cp->id <= EV_DEPTH_MAX ? cp->id : 0; /* 24 bits, like a depth */
-    return (uint64_t)(uint32_t)((prev->savedpc - cp->code) - 1) | caller << 32;
+    return (uint64_t)(uint32_t)((prev->savedpc - cp->code) - 1) | site_caller(cp);
 }
 
 /* The address a slow-path heap access stands for: the table indexed, or the value. */
