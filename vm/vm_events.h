@@ -33,8 +33,9 @@ typedef enum EvKind {
                     of every stream; on every green-thread switch) */
     EV_SITE,     /* the next EV_CALL is made from [pc:32 | caller:24]: the instruction index
                     in the calling Lua function and that function's id; pc 0xffffffff: called
-                    from C, and the caller is the nearest Lua frame below (0: none in this
-                    coroutine, or its id does not fit: take the analyzer's shadow stack).
+                    from C, and the caller is the nearest Lua frame below, in this coroutine
+                    or its resumers (0: none, or its id does not fit: the analyzer's shadow
+                    stack decides).
                     The caller travels with the site so that an analysis seeing only some
                     of the events (sampling) still knows who called; only with
                     PROF_NEED_SITE */

@@ -48,16 +48,23 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
 /* EV_SITE's payload for the frame [ci] being entered (vm_events.h): the calling
  * instruction's index in the Lua caller and the caller's id. A frame not called by Lua code
  * (from C: pcall, a metamethod, a callback) gets pc 0xffffffff and, as its caller, the
- * nearest Lua frame below (what the call graph calls the caller of a call through C), or 0
- * when there is none in this coroutine. A tail call keeps the site of the call it replaces. */
+ * nearest Lua frame below, in this coroutine or its resumers (what the call graph calls the
+ * caller of a call through C), or 0 when there is none. A tail call keeps the site of the call it replaces. */
 static inline uint64_t site_caller(const Proto *p) {
     return p->id <= EV_DEPTH_MAX ? (uint64_t)p->id << 32 : 0; /* 24 bits, like a depth */
 }
 
-static inline uint64_t call_site(const CallInfo *ci) {
+static inline uint64_t call_site(const State *S, const CallInfo *ci) {
     const CallInfo *prev = ci->prev;
     if ((ci->callstatus & CIST_FRESH) || (prev->callstatus & CIST_C)) {
-        while (prev != NULL && (prev->callstatus & CIST_C)) prev = prev->prev;
+        /* Down through C frames, and from a coroutine's first frame into its resumer (the
+         * Lua function that called resume, or whatever wrap's function was called from). */
+        for (;;) {
+            while (prev != NULL && (prev->callstatus & CIST_C)) prev = prev->prev;
+            if (prev != NULL || S->resumer == NULL) break;
+            S = S->resumer;
+            prev = S->ci;
+        }
         return 0xffffffffu | (prev ? site_caller(prev->func->u.lf->p) : 0);
     }
     const Proto *cp = prev->func->u.lf->p;

@@ -125,7 +125,7 @@ startfunc:
         uint32_t id = ep->id;
         if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
         unsigned needs = vm_prof_needs;
-        if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(ci)));
+        if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(S, ci)));
         if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
         if (needs & PROF_NEED_PATH) {
             ci->pathbias = vm_pathprof_bias(ep, id);
