@@ -27,6 +27,7 @@ import argparse
 import csv
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -148,7 +149,10 @@ def main():
     ap.add_argument("--no-error", action="store_true")
     ap.add_argument("--csv")
     o = ap.parse_args()
-    tandem = os.path.abspath(o.tandem)
+    # A private copy: the binary under build/ may be rebuilt while this runs (for minutes).
+    tmpdir = tempfile.mkdtemp(prefix="tandem_analyses_")
+    tandem = os.path.join(tmpdir, "tandem")
+    shutil.copy2(os.path.abspath(o.tandem), tandem)
     cab_bench = o.cab_bench if os.path.exists(o.cab_bench) else None
     progs = sorted(os.path.join(PROGRAMS, f) for f in os.listdir(PROGRAMS) if f.endswith(".lua"))
     if o.only:
