@@ -1,0 +1,145 @@
+"""What the evaluation runs: the experiments (the CAB paper's Fig. 7-11), their configurations
+and the programs each uses, in the full and the quick mode.
+
+A configuration is a list of tandem options plus the fields the CSV and the tables group by.
+Every experiment also runs the uninstrumented program ("base") in every round: overheads are
+relative to the base run of the same program in the same round.
+
+Programs and scales were chosen so that an uninstrumented run takes ~0.3-0.4 s here (quick:
+about half) and the whole full mode fits in 40 minutes on 2 vCPUs (quick: 5 minutes); see
+plan_seconds() for the estimate run.py prints before it starts.
+"""
+
+SUITE = "bench/suite"
+ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
+STAGES = ["instrument", "enqueue", "communicate", "full"]
+BUFFERS = ["cab", "nway", "ffwd"]
+RATES = [0.01, 0.02, 0.05, 0.10, 0.20, 0.50, 1.00]
+SAMPLED = ["callgraph", "pathprof"]
+# 16 KB .. 32 MB: 12 ring sizes, powers of two
+RING_SIZES = [16 << 10 << i for i in range(12)]
+
+# Scale giving ~0.3 s uninstrumented (interpreter) per program; textindex and database do less
+# work per unit of scale.
+SCALE = {"interp": 0.2, "json": 0.2, "raytrace": 0.2, "havlak": 0.2, "sudoku": 0.2,
+         "textindex": 0.4, "richards": 0.2, "database": 0.4, "physics": 0.2, "compress": 0.2,
+         "spreadsheet": 0.2, "regex": 0.2, "astar": 0.2,
+         "mt_pipeline": 0.2, "mt_parallel_map": 0.2, "mt_shared_hash": 0.2, "mt_work_queue": 0.2,
+         "mt_bank": 0.2}
+
+# Which programs each experiment uses. Fig. 8 gets the widest set (it carries the cost model
+# and the headline targets); Fig. 10 follows the paper in using representative programs.
+PROGRAMS = {
+    "full": {
+        "fig7": ["interp", "json", "richards", "havlak", "raytrace"],
+        "fig8": ["interp", "json", "raytrace", "havlak", "richards", "database", "compress",
+                 "mt_pipeline", "mt_work_queue"],
+        "fig9": ["mt_pipeline", "mt_work_queue", "mt_shared_hash"],
+        "fig10": ["richards", "json"],
+        "fig11": ["interp", "json", "richards", "havlak"],
+    },
+    "quick": {
+        "fig7": ["richards", "json"],
+        "fig8": ["richards", "json", "havlak"],
+        "fig9": ["mt_pipeline"],
+        "fig10": ["richards"],
+        "fig11": ["richards", "json"],
+    },
+}
+RUNS = {"full": 5, "quick": 3}
+SCALE_FACTOR = {"full": 1.0, "quick": 0.5}
+
+
+class Config:
+    def __init__(self, key, args, **fields):
+        self.key = key          # unique within the experiment, e.g. "pathprof/communicate"
+        self.args = args        # tandem options
+        self.fields = fields    # CSV columns: analysis, form, buffer, ring, rate, ...
+        self.json = fields.get("json", False)  # write a JSON profile (error rate)
+
+
+BASE = Config("base", [], form="base")
+OUT_NULL = ["-Xprofile.out=/dev/null"]
+
+
+def breakdown_configs(threads):
+    """Fig. 8/9: every analysis at every stage of the paper's breakdown, and sequential.
+    Green threads run on one carrier in every configuration: by default tandem gives the
+    carriers the cores the analyzer leaves, i.e. 2 without an analyzer and 1 with one, which
+    would compare the analysis against a baseline with twice the cores."""
+    t = ["-Xthreads=" + threads] + (["-Xcarriers=1"] if threads == "green" else [])
+    cs = [Config("base", t, form="base")]
+    for a in ANALYSES:
+        for st in STAGES:
+            cs.append(Config("%s/%s" % (a, st), t + ["-Xprofile=" + a, "-Xprofile.stage=" + st] + OUT_NULL,
+                             analysis=a, form=st))
+        cs.append(Config("%s/sequential" % a, t + ["-Xprofile=" + a, "-Xanalysis=sequential"] + OUT_NULL,
+                         analysis=a, form="sequential"))
+    return cs
+
+
+def buffer_configs():
+    """Fig. 7: the three transports, concurrent exhaustive, for callgraph and pathprof."""
+    cs = [BASE]
+    for a in ["callgraph", "pathprof"]:
+        for b in BUFFERS:
+            cs.append(Config("%s/%s" % (a, b), ["-Xprofile=" + a, "-Xbuffer=" + b] + OUT_NULL,
+                             analysis=a, form="full", buffer=b))
+    return cs
+
+
+def chunk_for(ring):
+    """The chunk for a ring of [ring] bytes: the paper's 128 KB where the ring holds at least
+    4 of them (2 MB / 128 KB is its default), else a quarter of the ring so that it holds more
+    than the 3 chunks CAB needs; never below the 4 KB minimum."""
+    return max(4096, min(128 << 10, ring // 4))
+
+
+def size_configs():
+    """Fig. 10: pathprof against the ring size."""
+    cs = [BASE]
+    for ring in RING_SIZES:
+        chunk = chunk_for(ring)
+        cs.append(Config("pathprof/%dk" % (ring >> 10),
+                         ["-Xprofile=pathprof", "-Xcab.size=%dk" % (ring >> 10),
+                          "-Xcab.chunk=%dk" % (chunk >> 10)] + OUT_NULL,
+                         analysis="pathprof", form="full", ring_kb=ring >> 10, chunk_kb=chunk >> 10))
+    return cs
+
+
+def sampling_configs():
+    """Fig. 11: callgraph and pathprof sampled at every rate, and exhaustive (rate "exh")."""
+    cs = [BASE]
+    for a in SAMPLED:
+        cs.append(Config("%s/exhaustive" % a, ["-Xprofile=" + a, "-Xprofile.format=json"],
+                         analysis=a, form="exhaustive", rate="exh", json=True))
+        for r in RATES:
+            cs.append(Config("%s/%g" % (a, r), ["-Xprofile=" + a, "-Xprofile.format=json",
+                                                "-Xcab.mode=sampling", "-Xsample.rate=%g" % r],
+                             analysis=a, form="sampling", rate=r, json=True))
+    return cs
+
+
+EXPERIMENTS = [
+    # name, title, configs
+    ("fig7", "Fig. 7: CAB vs N-way buffering vs FastForward (concurrent exhaustive)", buffer_configs()),
+    ("fig8", "Fig. 8: overhead breakdown, native threads", breakdown_configs("native")),
+    ("fig9", "Fig. 9: overhead breakdown, green threads", breakdown_configs("green")),
+    ("fig10", "Fig. 10: pathprof against the CAB ring size", size_configs()),
+    ("fig11", "Fig. 11: sampling overhead and error against the rate", sampling_configs()),
+]
+
+
+def plan(mode, only=None):
+    """[(name, title, configs, [(program, scale)])] for [mode]."""
+    out = []
+    for name, title, configs in EXPERIMENTS:
+        if only and name not in only:
+            continue
+        progs = [(p, round(SCALE[p] * SCALE_FACTOR[mode], 3)) for p in PROGRAMS[mode][name]]
+        out.append((name, title, configs, progs))
+    return out
+
+
+def run_count(experiments, runs):
+    return sum(runs * len(configs) * len(progs) for _, _, configs, progs in experiments)

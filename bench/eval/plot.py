@@ -1,0 +1,185 @@
+"""The figures, drawn with gnuplot (Debian gnuplot-nox) as SVG and PNG.
+
+Each figure writes its data as NAME.dat and its script as NAME.gp into plots/ next to the
+images, so a figure can be restyled by hand (`gnuplot NAME.gp` makes the SVG) without rerunning
+the evaluation.
+"""
+import math
+import os
+import shutil
+import subprocess
+
+import analyze as an
+
+TERMS = [("svg", "set terminal svg size %d,%d dynamic enhanced font 'sans,11' background '#ffffff'"),
+         ("png", "set terminal pngcairo size %d,%d enhanced font 'sans,10'")]
+COMMON = """set datafile missing '?'
+set style fill solid 0.9 border -1
+set grid ytics lc rgb '#dddddd'
+set key top left
+"""
+
+
+def num(x, scale=1.0):
+    return "?" if x is None or (isinstance(x, float) and math.isnan(x)) else "%.6g" % (x * scale)
+
+
+def q(s):
+    return '"%s"' % s.replace("_", "\\\\_")
+
+
+def render(folder, name, data, body, size=(900, 500)):
+    """Write NAME.dat / NAME.gp and draw NAME.svg and NAME.png; returns the images made."""
+    if not shutil.which("gnuplot"):
+        return []
+    pdir = os.path.join(folder, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    for fname, text in data.items():
+        with open(os.path.join(pdir, fname), "w") as f:
+            f.write(text)
+    made = []
+    for ext, term in TERMS:
+        script = "%s\nset output '%s.%s'\n%s%s" % (term % size, name, ext, COMMON, body)
+        if ext == "svg":
+            with open(os.path.join(pdir, name + ".gp"), "w") as f:
+                f.write(script)
+        p = subprocess.run(["gnuplot"], input=script, text=True, cwd=pdir, capture_output=True)
+        out = os.path.join(pdir, "%s.%s" % (name, ext))
+        if p.returncode == 0 and os.path.exists(out) and os.path.getsize(out) > 0:
+            made.append(out)
+        else:
+            print("plot: gnuplot failed on %s.%s: %s" % (name, ext, p.stderr[-500:]))
+    return made
+
+
+def hist_body(title, ylabel, ncols, titles, datafile, extra=""):
+    cols = ", ".join("'%s' using %d%s title %s" % (datafile if i == 0 else "", i + 2,
+                                                   ":xtic(1)" if i == 0 else "", q(t))
+                     for i, t in enumerate(titles[:ncols]))
+    return ("set title %s\nset ylabel %s\nset style data histogram\n"
+            "set style histogram cluster gap 1\nset xtics rotate by -30\n"
+            # bars start at 0: autoscale the bottom only below 0 (negative overheads are noise)
+            "set yrange [*<0:*]\nset key outside below horizontal\n%s"
+            "plot %s\n" % (q(title), q(ylabel), extra, cols))
+
+
+def fig7(folder, rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    data, body = {}, "set multiplot layout 1,2\n"
+    for a in ("callgraph", "pathprof"):
+        lines = ["# program  " + "cab nway ffwd" + "  (overhead %)"]
+        for p in progs + ["geomean"]:
+            vals = [cells.gm(progs, "%s/%s" % (a, b)) if p == "geomean" else cells.med(p, "%s/%s" % (a, b))
+                    for b in ("cab", "nway", "ffwd")]
+            lines.append("%s %s" % (q(p), " ".join(num(an.ovh(v), 100) for v in vals)))
+        data["fig7_%s.dat" % a] = "\n".join(lines) + "\n"
+        body += hist_body("%s: concurrent exhaustive overhead" % a, "overhead over uninstrumented (%)", 3,
+                          ["CAB", "N-way buffering", "FastForward"], "fig7_%s.dat" % a)
+    body += "unset multiplot\n"
+    return render(folder, "fig7", data, body, (1200, 500))
+
+
+def breakdown(folder, name, rows, title):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    lines = ["# analysis  instrument enqueue communicate concurrent sequential (overhead %, geomean over programs)"]
+    for a in an.ANALYSES:
+        lines.append("%s %s" % (a, " ".join(num(an.ovh(cells.gm(progs, "%s/%s" % (a, s))), 100) for s in an.STAGES)))
+    body = hist_body(title, "overhead over uninstrumented (%%, geomean of %d programs)" % len(progs), 5,
+                     ["instrument", "enqueue", "communicate", "concurrent analyzer", "sequential analyzer"],
+                     name + ".dat")
+    return render(folder, name, {name + ".dat": "\n".join(lines) + "\n"}, body)
+
+
+def fig10(folder, rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    sizes = sorted({int(r["ring_kb"]) for r in rows if r["ring_kb"] is not None})
+    lines = ["# ring_kb  then per program: overhead% blocked_ms"]
+    for s in sizes:
+        c = "pathprof/%dk" % s
+        lines.append("%d %s" % (s, " ".join("%s %s" % (num(an.ovh(cells.med(p, c)), 100), num(cells.med(p, c, "blocked_ms")))
+                                            for p in progs)))
+    ov = ", ".join("'fig10.dat' using 1:%d with linespoints lw 2 title %s" % (2 + 2 * i, q(p)) for i, p in enumerate(progs))
+    bl = ", ".join("'fig10.dat' using 1:%d with linespoints lw 2 title %s" % (3 + 2 * i, q(p)) for i, p in enumerate(progs))
+    body = ("set multiplot layout 1,2\nset logscale x 2\nset xlabel 'CAB ring size (KB)'\n"
+            "set format x '%%g'\nset xtics (16,64,256,1024,4096,16384)\n"
+            "set title 'pathprof overhead vs ring size'\nset ylabel 'overhead (%%)'\nplot %s\n"
+            "set title 'producer blocked time (sum over CABs)'\nset ylabel 'blocked (ms, median)'\n"
+            "set yrange [0:*]\nplot %s\nunset multiplot\n" % (ov, bl))
+    return render(folder, "fig10", {"fig10.dat": "\n".join(lines) + "\n"}, body, (1200, 480))
+
+
+def fig11(folder, rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    rates = sorted({r["rate"] for r in rows if isinstance(r["rate"], float)})
+    lines = ["# rate%  per analysis: overhead% exhaustive_overhead% error_all% error_hot%"]
+    for rate in rates:
+        cols = []
+        for a in ("callgraph", "pathprof"):
+            c = "%s/%g" % (a, rate)
+            ea = [cells.med(p, c, "error_all") for p in progs]
+            eh = [cells.med(p, c, "error_hot") for p in progs]
+            ea = [e for e in ea if e is not None]
+            eh = [e for e in eh if e is not None and not math.isnan(e)]
+            cols += [num(an.ovh(cells.gm(progs, c)), 100), num(an.ovh(cells.gm(progs, a + "/exhaustive")), 100),
+                     num(sum(ea) / len(ea) if ea else None, 100), num(sum(eh) / len(eh) if eh else None, 100)]
+        lines.append("%g %s" % (100 * rate, " ".join(cols)))
+    body = "set multiplot layout 2,2\nset logscale x 10\nset xlabel 'sampling rate (%)'\nset format x '%g'\n"
+    for i, a in enumerate(("callgraph", "pathprof")):
+        o = 2 + 4 * i
+        body += ("set title '%s: overhead'\nset ylabel 'overhead (%%, geomean)'\nunset logscale y\nset yrange [*:*]\n"
+                 "plot 'fig11.dat' using 1:%d with linespoints lw 2 title 'sampling', "
+                 "'' using 1:%d with lines dt 2 lw 2 title 'exhaustive'\n" % (a, o, o + 1))
+        body += ("set title '%s: error rate'\nset ylabel 'error (%%, mean over programs)'\nset logscale y 10\n"
+                 "plot 'fig11.dat' using 1:%d with linespoints lw 2 title 'all items (paper)', "
+                 "'' using 1:%d with linespoints lw 2 title 'items seen >= 100 times', 3 with lines dt 3 title '3%%'\n"
+                 % (a, o + 2, o + 3))
+    body += "unset multiplot\n"
+    return render(folder, "fig11", {"fig11.dat": "\n".join(lines) + "\n"}, body, (1100, 800))
+
+
+def costmodel(folder, agg):
+    lines = ["# analysis  Ec^A Ec^P predicted measured Es (units of A)"]
+    for m in agg:
+        lines.append("%s %s" % (m["analysis"], " ".join(num(m[k]) for k in ("Ec_A", "Ec_P", "Ec_pred", "Ec_meas", "Es"))))
+    body = hist_body("Cost model (section 4): predicted vs measured, native threads", "time / A (uninstrumented)",
+                     5, ["E_c^A = A+A_i+A_q", "E_c^P = P+P_c", "E_c predicted", "E_c measured", "E_s measured"],
+                     "costmodel.dat")
+    return render(folder, "costmodel", {"costmodel.dat": "\n".join(lines) + "\n"}, body)
+
+
+def summary(folder, data):
+    """Concurrent vs sequential overhead per analysis, both thread models: the headline."""
+    lines = ["# analysis  native_conc native_seq green_conc green_seq (overhead %)"]
+    cols = []
+    for name in ("fig8", "fig9"):
+        rows = data.get(name)
+        cols.append((an.Cells(rows), an.programs(rows)) if rows else None)
+    for a in an.ANALYSES:
+        vals = []
+        for c in cols:
+            for s in ("full", "sequential"):
+                vals.append(num(an.ovh(c[0].gm(c[1], "%s/%s" % (a, s))), 100) if c else "?")
+        lines.append("%s %s" % (a, " ".join(vals)))
+    body = hist_body("Tandem: concurrent (CAB) vs sequential analysis overhead", "overhead (%, geomean over programs)",
+                     4, ["concurrent, native threads", "sequential, native", "concurrent, green threads", "sequential, green"],
+                     "summary.dat")
+    return render(folder, "summary", {"summary.dat": "\n".join(lines) + "\n"}, body)
+
+
+def all_plots(folder, data, agg):
+    made = []
+    if data.get("fig7"):
+        made += fig7(folder, data["fig7"])
+    if data.get("fig8"):
+        made += breakdown(folder, "fig8", data["fig8"], "Fig. 8: exhaustive overhead breakdown, native threads")
+    if data.get("fig9"):
+        made += breakdown(folder, "fig9", data["fig9"], "Fig. 9: exhaustive overhead breakdown, green threads")
+    if data.get("fig10"):
+        made += fig10(folder, data["fig10"])
+    if data.get("fig11"):
+        made += fig11(folder, data["fig11"])
+    if agg:
+        made += costmodel(folder, agg)
+    if data.get("fig8") or data.get("fig9"):
+        made += summary(folder, data)
+    return made

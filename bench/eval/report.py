@@ -1,0 +1,314 @@
+"""report.md (and the plots, targets.csv, costmodel.csv) from an evaluation folder's CSVs."""
+import csv
+import json
+import math
+import os
+
+import analyze as an
+import plot
+
+EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11"]
+
+
+def cell(span):
+    """'median% [min, max]' of a ratio span, as overheads."""
+    m, lo, hi, n = span
+    if m is None:
+        return "–"
+    return "%.1f%% [%.1f, %.1f]" % (100 * (m - 1), 100 * (lo - 1), 100 * (hi - 1))
+
+
+def p(x):
+    return an.pct(x)
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def img(name):
+    return "![%s](plots/%s.png) ([SVG](plots/%s.svg))\n" % (name, name, name)
+
+
+def placement_section(data):
+    classes = []
+    for rows in data.values():
+        for c, _ in an.placement_counts(rows).most_common():
+            if c not in classes:
+                classes.append(c)
+    rows = []
+    for e in EXPS:
+        if data.get(e):
+            cnt = an.placement_counts(data[e])
+            rows.append([e] + [cnt.get(c, 0) for c in classes] + [sum(cnt.values())])
+    return ("Runs per placement class (probe before and after each run; \"moved\" = the two probes "
+            "disagree):\n\n" + table(["experiment"] + classes + ["total"], rows))
+
+
+def fig7_section(rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    cfgs = ["%s/%s" % (a, b) for a in ("callgraph", "pathprof") for b in ("cab", "nway", "ffwd")]
+    head = ["program"] + cfgs
+    body = [[pr] + [cell(cells.span(pr, c)) for c in cfgs] for pr in progs]
+    body.append(["**geomean**"] + [p(an.ovh(cells.gm(progs, c))) for c in cfgs])
+    norm = []
+    for a in ("callgraph", "pathprof"):
+        cab = cells.gm(progs, a + "/cab")
+        norm.append([a] + ["%.3f" % (cells.gm(progs, "%s/%s" % (a, b)) / cab) if cab else "–"
+                           for b in ("cab", "nway", "ffwd")])
+    bp = an.by_placement(rows, cfgs, progs)
+    pl = [[pl, n] + ["%s (%d)" % (p(an.ovh(v[c][0])), v[c][1]) for c in cfgs] for pl, n, v in bp]
+    return ("Overhead over the uninstrumented run, median over rounds [min, max]:\n\n" + table(head, body) +
+            "\nTime normalized to CAB's (the paper's Fig. 7 axis), geometric mean over programs:\n\n" +
+            table(["analysis", "CAB", "N-way", "FastForward"], norm) +
+            "\nWithin one placement class (geomean over the programs having runs of every configuration in "
+            "that class; runs in parentheses):\n\n" + table(["placement", "programs"] + cfgs, pl) + "\n" + img("fig7"))
+
+
+def breakdown_section(rows, name):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    head = ["analysis", "instrument", "enqueue", "communicate", "concurrent", "sequential", "conc/seq overhead"]
+    body = []
+    for a in an.ANALYSES:
+        v = [an.ovh(cells.gm(progs, "%s/%s" % (a, s))) for s in an.STAGES]
+        # the ratio means nothing when the sequential overhead is within noise of zero
+        body.append([a] + [p(x) for x in v] + ["%.2f" % (v[3] / v[4]) if v[3] is not None and v[4] and v[4] > 0.02
+                                               else "–"])
+    cfgs = ["%s/%s" % (a, s) for a in an.ANALYSES for s in ("full", "sequential")]
+    bp = an.by_placement(rows, cfgs, progs)
+    pl = []
+    for plc, n, v in bp:
+        pl.append([plc, n] + ["%s / %s" % (p(an.ovh(v[a + "/full"][0])), p(an.ovh(v[a + "/sequential"][0])))
+                              for a in an.ANALYSES])
+    out = ("Overhead over the uninstrumented run (geometric mean over %d programs of the per-program "
+           "medians; %s):\n\n" % (len(progs), ", ".join(progs)) + table(head, body) +
+           "\nConcurrent / sequential overhead within one placement class:\n\n" +
+           table(["placement", "programs"] + an.ANALYSES, pl) + "\n" + img(name))
+    return out
+
+
+def breakdown_detail(rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    out = ""
+    for a in an.ANALYSES:
+        body = [[pr] + [cell(cells.span(pr, "%s/%s" % (a, s))) for s in an.STAGES] +
+                ["%.3f" % cells.med(pr, "base", "seconds") if cells.med(pr, "base", "seconds") else "–"]
+                for pr in progs]
+        out += "\n**%s**\n\n" % a + table(["program", "instrument", "enqueue", "communicate", "concurrent",
+                                             "sequential", "base s"], body)
+    return out
+
+
+def fig10_section(rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    sizes = sorted({int(r["ring_kb"]) for r in rows if r["ring_kb"] is not None})
+    chunk = {int(r["ring_kb"]): int(r["chunk_kb"]) for r in rows if r["ring_kb"] is not None}
+    head = ["ring", "chunk"] + ["%s overhead" % pr for pr in progs] + ["%s blocked ms" % pr for pr in progs]
+    body = []
+    for s in sizes:
+        c = "pathprof/%dk" % s
+        bl = []
+        for pr in progs:
+            v = cells.vals(pr, c, "blocked_ms")
+            bl.append("%.1f [%.1f, %.1f]" % (an.med(v), min(v), max(v)) if v else "–")
+        body.append(["%d KB" % s, "%d KB" % chunk[s]] + [cell(cells.span(pr, c)) for pr in progs] + bl)
+    return ("pathprof, concurrent exhaustive CAB; blocked = the sum over the CABs of the time producers "
+            "spent blocked on a full ring (-Xstats), median [min, max]:\n\n" + table(head, body) + "\n" + img("fig10"))
+
+
+def fig11_section(rows):
+    cells, progs = an.Cells(rows), an.programs(rows)
+    rates = sorted({r["rate"] for r in rows if isinstance(r["rate"], float)})
+    out = ""
+    for a in ("callgraph", "pathprof"):
+        body = []
+        for rate in rates + ["exhaustive"]:
+            c = "%s/%s" % (a, rate if rate == "exhaustive" else "%g" % rate)
+            ea = [cells.med(pr, c, "error_all") for pr in progs]
+            eh = [cells.med(pr, c, "error_hot") for pr in progs]
+            ea = [e for e in ea if e is not None]
+            eh = [e for e in eh if e is not None and not math.isnan(e)]
+            dropped = [cells.med(pr, c, "dropped") for pr in progs]
+            prod = [cells.med(pr, c, "produced") for pr in progs]
+            kept = sum(pr - d for pr, d in zip(prod, dropped) if pr and d is not None) / max(1, sum(x for x in prod if x))
+            body.append(["%g%%" % (100 * rate) if rate != "exhaustive" else "exhaustive",
+                         p(an.ovh(cells.gm(progs, c))),
+                         " ".join(cell(cells.span(pr, c)).split(" [")[0] for pr in progs),
+                         p(sum(ea) / len(ea)) if ea else "–", p(sum(eh) / len(eh)) if eh else "–",
+                         "%.1f%%" % (100 * kept)])
+        out += "\n**%s** (programs: %s)\n\n" % (a, ", ".join(progs)) + table(
+            ["rate", "overhead (geomean)", "per program", "error, all items", "error, items seen >= 100 x",
+             "events analysed"], body)
+    return ("Error = the paper's error rate (prof_error.py) of each run's sampled profile against the exhaustive "
+            "profile of the same program, mean over programs of the per-program medians; \"all items\" is the "
+            "paper's definition, \"seen >= 100 x\" keeps the items counted at least 100/rate times exhaustively "
+            "(bench/analyses.py explains why). Events analysed = consumed / produced (-Xstats).\n" + out + "\n" + img("fig11"))
+
+
+def cost_section(per, agg):
+    head = ["analysis", "A (s)", "A_i", "A_q", "P_c", "P (+I_ap)", "P_iso", "I_ap", "E_c^A", "E_c^P",
+            "E_c predicted", "E_c measured", "error", "worst program", "dominant", "E_s measured",
+            "variant: P_c on the app", "blocked ms (full)"]
+    f = lambda x: "–" if x is None else "%.3f" % x  # noqa: E731
+    body = [[m["analysis"], f(m["A_s"]), f(m["A_i"]), f(m["A_q"]), f(m["P_c"]), f(m["P"]), f(m["P_iso"]),
+             f(m["I_ap"]), f(m["Ec_A"]), f(m["Ec_P"]), f(m["Ec_pred"]), f(m["Ec_meas"]),
+             "%+.1f%%" % (100 * m["err"]), "%+.1f%% (%d/%d within 15%%)" % (100 * m["worst_err"], m["within15"], m["programs"]),
+             m["dominant"], f(m["Es"]), "%s (%+.1f%%)" % (f(m["Ec_pred_app"]), 100 * m["err_app"]),
+             "%.1f" % m["blocked_ms"] if m["blocked_ms"] is not None else "–"] for m in agg]
+    detail = [[t["analysis"], t["program"], f(t["A_i"]), f(t["A_q"]), f(t["P_c"]), f(t["P"]), f(t["P_iso"]),
+               f(t["Ec_pred"]), f(t["Ec_meas"]), "%+.1f%%" % (100 * t["err"])] for t in per]
+    return ("""The terms of section 4, estimated from Fig. 8's stages (native threads) in units of A, the
+uninstrumented time (A itself in seconds, mean over programs); every term is the mean over the programs
+of the per-program medians:
+
+- A_i = instrument − A; A_q = enqueue − instrument; P_c = communicate − enqueue (what communication adds
+  to the run: the analyzer dequeues without analysing, so the cost shows as the producer's cache misses
+  on lines the analyzer cleared, and as the analyzer's dequeue time only if it would dominate);
+- P = sequential − instrument: the analysis done inline. This includes I_ap, since sequential runs
+  E_s = A + A_i + P + I_ap, so E_s is reproduced by construction and is shown measured.
+- I_ap is separated with the analyzer's own clock: -Xstats gives each analyzer's idle time, so its busy
+  time is wall − idle; P_iso = busy(full) − busy(communicate) is the analysis work on its own core (the
+  isolated analyzer), and I_ap = P − P_iso (negative when inline analysis is cheaper than the same work
+  on a core fed from another core's cache).
+- Prediction: E_c = max(E_c^A, E_c^P) with E_c^A = A + A_i + A_q and E_c^P = P + P_c; compared with the
+  measured concurrent (full stage) time.
+
+""" + table(head, body) + "\nPer program:\n\n" +
+            table(["analysis", "program", "A_i", "A_q", "P_c", "P", "P_iso", "E_c pred", "E_c meas", "error"], detail) +
+            "\n" + cost_explanation(agg) + "\n" + img("costmodel"))
+
+
+def cost_explanation(agg):
+    """Where the model misses, said with this run's numbers."""
+    bad = [m for m in agg if abs(m["err"]) > 0.15]
+    if not bad:
+        return "The prediction is within 15% of the measured concurrent time for every analysis.\n"
+    out = ["**Where the model misses** (%s):\n" % ", ".join(m["analysis"] for m in bad)]
+    under = [m for m in bad if m["err"] < 0]
+    if under:
+        out.append("- Under-predicted (%s): the application side dominates in the model (E_c^A >= E_c^P) and the "
+                   "measured time exceeds it. The communicate stage alone already takes %s A: draining the ring "
+                   "from another core slows the *application* (the producer's stores miss on lines the analyzer "
+                   "read and cleared, and the analyzer's wake-ups compete with other work on the second vCPU), "
+                   "a cost the model books only on the analyzer's side (P_c in E_c^P). Charging it to the "
+                   "application (the variant column) gives errors of %s.\n" % (
+                       ", ".join(m["analysis"] for m in under),
+                       ", ".join("%.2f (%s)" % (m["r_comm"], m["analysis"]) for m in under),
+                       ", ".join("%+.1f%% (%s)" % (100 * m["err_app"], m["analysis"]) for m in under)))
+        rest = [m for m in under if m["err_app"] < -0.15]
+        if rest:
+            out.append("- What remains (%s) is the analysis itself running next to the application: the full stage "
+                       "is slower than the communicate stage by more than the model allows, through producer "
+                       "blocking when the analyzer falls behind in bursts (blocked ms column; the model assumes one "
+                       "side dominates uniformly) and through shared-L3 and memory-bandwidth interference that a "
+                       "sequential run does not have.\n" % ", ".join(m["analysis"] for m in rest))
+    over = [m for m in bad if m["err"] > 0]
+    if over:
+        out.append("- Over-predicted (%s): P = sequential - instrument includes I_ap (the inline analysis's own "
+                   "interference with the application), which does not exist when the analysis runs on the other "
+                   "core; where P dominates, the prediction is too high by about I_ap.\n"
+                   % ", ".join(m["analysis"] for m in over))
+    out.append("- Noise: the terms are differences of medians of runs that each vary by several percent here; a term "
+               "smaller than ~0.03 A is within noise (negative A_i or A_q are that).\n")
+    return "".join(out)
+
+
+def write_csv(path, rows, fields):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(fields)
+        for r in rows:
+            w.writerow([("%.6g" % r[k]) if isinstance(r.get(k), float) else r.get(k, "") for k in fields])
+
+
+def write(folder):
+    meta = {}
+    if os.path.exists(os.path.join(folder, "meta.json")):
+        with open(os.path.join(folder, "meta.json")) as f:
+            meta = json.load(f)
+    data = {e: an.load(folder, e) for e in EXPS}
+    data = {e: r for e, r in data.items() if r}
+    per, agg = an.cost_model(data["fig8"]) if data.get("fig8") else ([], [])
+    if per:
+        write_csv(os.path.join(folder, "costmodel.csv"), per + [dict(m, program="(mean)") for m in agg],
+                  ["analysis", "program", "A_s", "A_i", "A_q", "P_c", "P", "P_iso", "I_ap", "Ec_A", "Ec_P",
+                   "Ec_pred", "Ec_meas", "err", "Es"])
+    tg = an.targets(data)
+    write_csv(os.path.join(folder, "targets.csv"), [{"target": t, "measured": m, "verdict": v} for t, m, v in tg],
+              ["target", "measured", "verdict"])
+    made = plot.all_plots(folder, data, agg)
+
+    md = ["# Tandem: the CAB paper's evaluation (sections 4 and 6)\n"]
+    md.append("- command: `%s` (%s mode, %s rounds per experiment), started %s UTC, measured in %.1f min\n" %
+              (meta.get("command", "?"), meta.get("mode", "?"), meta.get("runs", "?"), meta.get("started_utc", "?"),
+               meta.get("seconds", 0) / 60))
+    md.append("- commit: `%s` (%s)%s\n" % (meta.get("git_commit", "?"), meta.get("git_subject", ""),
+                                           "; %d tracked files modified in the work tree" % meta["git_dirty_files"]
+                                           if meta.get("git_dirty_files") else ""))
+    md.append("- binary: build/tandem of %s UTC, sha256 `%s…` (a private copy for the whole run)%s\n" %
+              (meta.get("tandem_mtime", "?"), meta.get("tandem_sha256", "?")[:16],
+               "; build/tandem was rebuilt during the run (the copy was used throughout)" if meta.get("build_changed") else ""))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shown = os.path.abspath(folder)
+    if shown.startswith(root + os.sep):
+        shown = os.path.relpath(shown, root)
+    md.append("- regenerate the report and plots from these CSVs: `python3 bench/eval/run.py --report-only %s`\n" % shown)
+    loads = [float(x) for x in meta.get("loadavg_start", [])[:1] + meta.get("loadavg_end", [])[:1]]
+    if loads and max(loads) > 1.5:
+        # two vCPUs: a load above ~1.5 means other work competed for the cores during the run
+        md.append("- **warning**: load average %s at start/end on 2 vCPUs — other work competed for the cores; "
+                  "concurrent runs (two busy threads) suffer more from that than sequential ones, so treat "
+                  "the concurrent-vs-sequential figures as an upper bound (per-run `load1` and `cpu_s` are in the CSVs)\n"
+                  % " / ".join("%.1f" % x for x in loads))
+    md.append("\n## Machine\n\n```\n%s\n%s\ntopology (tandem -Xstats): %s\nload average at start %s, at end %s\n```\n" %
+              (meta.get("uname", ""), meta.get("lscpu", ""), meta.get("topology", ""),
+               " ".join(meta.get("loadavg_start", [])), " ".join(meta.get("loadavg_end", []))))
+    md.append("\nhwloc:\n\n```\n%s\n```\n" % meta.get("hwloc", ""))
+    md.append(("""
+## Method
+
+Programs from bench/suite at the scales in the CSVs (`scale` column). Each experiment runs in rounds; in
+a round every program runs the uninstrumented configuration and each other configuration once, in an
+order shuffled per round (interleaved, never in blocks). A run's ratio is its wall-clock time over
+the uninstrumented run of the same program in the same round; tables give the median over the rounds
+with [min, max], and geometric means over programs of those medians. Every run is framed by a
+cache-line round-trip probe (`cab_bench -P`) and gets the probes' placement class, or "moved" when
+they disagree; concurrent configurations are also compared within one placement class. Runs without an
+analyzer thread (uninstrumented, sequential) are started with `taskset` on the CPU tandem gives the
+application when an analyzer is present (CPU %s), and green threads run on one carrier (`-Xcarriers=1`)
+in every configuration: every configuration of a program then has the same one core for the
+application, so a multi-threaded program's overheads measure the analysis, not a core taken away.
+The machine is shared with other work: absolute times move, ratios within a round much less.
+
+""") % meta.get("app_cpus", "0"))
+    md.append(placement_section(data))
+    md.append("\n## Summary: the issue's targets\n\n")
+    md.append(table(["target", "measured", "verdict"], tg))
+    if os.path.exists(os.path.join(folder, "plots", "summary.png")):
+        md.append("\n" + img("summary"))
+    if data.get("fig7"):
+        md.append("\n## Fig. 7: CAB vs N-way buffering vs FastForward\n\n" + fig7_section(data["fig7"]))
+    for e, t in (("fig8", "native"), ("fig9", "green")):
+        if data.get(e):
+            md.append("\n## Fig. %s: exhaustive overhead breakdown, %s threads\n\n" % (e[3:], t) +
+                      breakdown_section(data[e], e))
+    if data.get("fig10"):
+        md.append("\n## Fig. 10: pathprof against the ring size\n\n" + fig10_section(data["fig10"]))
+    if data.get("fig11"):
+        md.append("\n## Fig. 11: sampling overhead and error against the rate\n\n" + fig11_section(data["fig11"]))
+    if agg:
+        md.append("\n## Cost model (section 4)\n\n" + cost_section(per, agg))
+    failed = [r for rows in data.values() for r in rows if r["rc"] != 0]
+    md.append("\n## Failed runs\n\n")
+    md.append(table(["experiment", "program", "config", "rc", "stderr"],
+                    [[r["experiment"], r["program"], r["config"], int(r["rc"]), (r.get("error") or "").replace("|", "/")]
+                     for r in failed]) if failed else "None.\n")
+    md.append("\n## Appendix: per-program breakdown (overhead, median [min, max])\n")
+    for e in ("fig8", "fig9"):
+        if data.get(e):
+            md.append("\n### %s\n" % e + breakdown_detail(data[e]))
+    md.append("\nPlots made: %s\n" % ", ".join(os.path.relpath(m, folder) for m in made))
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write("".join(md))
