@@ -141,6 +141,8 @@ typedef struct CabProducer {
     uint64_t tidx;     /* FFWD: absolute index of the next event (= produced count) */
     uint64_t fmask;    /* FFWD: slots - 1 */
     uint64_t final;    /* after cab_close: the produced count (the ring may be gone) */
+    uint64_t *end;     /* CAB, exhaustive: the MAGIC sentinel after the last slot (cab_reserve);
+                          NULL otherwise */
     bool closed;
 } CabProducer;
 
@@ -237,6 +239,25 @@ static inline void cab_ffwd_push(CabProducer *p, uint64_t ev) {
     __atomic_store_n(slot, ev, __ATOMIC_RELEASE);
     p->tidx++;
 }
+
+/* Reservation, for instrumentation at points that must never wait (heap loads and stores
+ * between two safepoints): called at the safepoint before them, it returns once the next
+ * [n] pushes (n is clamped to one chunk) are sure to find their slots CLEAR, waiting here
+ * (through the block hooks, like a full ring) if they are not. Sound because the consumer
+ * clears chunks in ring order, each from its first slot on, with release stores: if the
+ * slot of the n-th push is CLEAR, so is every slot before it (acquire load). The wrap at
+ * MAGIC is followed. Exhaustive CAB rings only; a no-op otherwise (sampling never waits;
+ * the N-way and FastForward baselines have no such guarantee). */
+void cab_reserve_slow(CabProducer *p, size_t n) __attribute__((noinline, cold));
+static inline void cab_reserve(CabProducer *p, size_t n) {
+    uint64_t *last = p->cur + (n - 1);
+    if (__builtin_expect(last < p->end && __atomic_load_n(last, __ATOMIC_ACQUIRE) == CAB_CLEAR, 1)) return;
+    cab_reserve_slow(p, n);
+}
+
+/* Would the next push wait for room (exhaustive CAB; false otherwise)? For counting pushes
+ * that wait where they must not (cold paths only). */
+bool cab_push_would_wait(const CabProducer *p);
 
 /* Events pushed through [p] so far (computed from the cursor; no per-event counter). */
 uint64_t cab_producer_count(const CabProducer *p);

@@ -306,6 +306,7 @@ CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProdu
     prod->ring = r;
     prod->base = r->slots;
     prod->cur = r->slots;
+    if (c.transport == CAB_TRANSPORT_CAB && c.mode == CAB_MODE_EXHAUSTIVE) prod->end = r->slots + r->nslots;
     if (c.transport == CAB_TRANSPORT_NWAY) {
         if (posix_memalign((void **)&r->nway_state, CAB_LINE, r->nchunks * CAB_LINE) != 0) {
             free(r->slots);
@@ -425,6 +426,23 @@ static void push_slow(CabProducer *p, uint64_t ev) {
 }
 
 void cab_push_slow(CabProducer *p, uint64_t ev) { push_slow(p, ev); }
+
+void cab_reserve_slow(CabProducer *p, size_t n) {
+    if (p->end == NULL || p->cur == &cab_redirect_word || n == 0) return; /* no guarantee to give */
+    CabRing *r = p->ring;
+    if (n > r->chunk_slots) n = r->chunk_slots;
+    uint64_t *last = p->cur + (n - 1);
+    if (last >= p->end) last = p->base + (last - p->end); /* past MAGIC: the pushes wrap */
+    if (load_acq(last) != CAB_CLEAR) cab_wait_zero(r, last); /* D: pairs with the clear (C) */
+}
+
+bool cab_push_would_wait(const CabProducer *p) {
+    if (p->end == NULL || p->cur == &cab_redirect_word) return false;
+    const uint64_t *slot = p->cur;
+    uint64_t v = load_acq(slot);
+    if (v == CAB_MAGIC) v = load_acq(p->base);
+    return v != CAB_CLEAR;
+}
 void cab_push_wrap(CabProducer *p, uint64_t ev) { push_slow(p, ev); }
 
 uint64_t cab_producer_count(const CabProducer *p) {
@@ -458,6 +476,7 @@ void cab_close(CabProducer *p) {
     p->final = n;
     p->closed = true;
     p->cur = &cab_redirect_word;
+    p->end = NULL; /* cab_reserve: nothing to guarantee any more */
     p->ring = NULL;
 }
 

@@ -58,7 +58,16 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #if VM_EXEC_INSTR
 #define MEMEV(kind, addr) \
     do { \
-        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_emit(ev_make((kind), (uintptr_t)(addr))); \
+        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_emit_mem(ev_make((kind), (uintptr_t)(addr))); \
+    } while (0)
+/* Heap-access events never wait (vm_prof_emit_mem): room for them is reserved where this
+ * frame may wait, at its safepoints (entry, back edges) and where it gets control back
+ * after code that may have used the room (a return into it, a C call, a metamethod). At
+ * most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
+ * instruction runs twice between two of those points: 2 x ncode is enough. */
+#define RESERVE_FOR(p) \
+    do { \
+        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(2 * (size_t)(p)->ncode); \
     } while (0)
 #define PATHACT(o) \
     do { \
@@ -73,6 +82,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     } while (0)
 #else
 #define MEMEV(kind, addr) ((void)0)
+#define RESERVE_FOR(p) ((void)0)
 #define PATHACT(o) ((void)0)
 #define PATHEXIT() ((void)0)
 #endif
@@ -141,6 +151,7 @@ returning:
     k = cl->p->k;
     base = ci->func + 1;
     pc = ci->savedpc;
+    RESERVE_FOR(cl->p);
     NEXT();
 
 L_MOVE:
@@ -555,7 +566,10 @@ L_TBC:
 L_JMP:
     PATHACT(1);
     pc += vm_sbx(i);
-    if (vm_sbx(i) < 0) POLL();
+    if (vm_sbx(i) < 0) {
+        POLL();
+        RESERVE_FOR(cl->p);
+    }
     NEXT();
 
 L_EQ: {
@@ -686,6 +700,7 @@ L_CALL: {
     if (nci == NULL) { /* a C function: done */
         base = ci->func + 1;
         if (nresults >= 0) S->top = ci->top;
+        RESERVE_FOR(cl->p);
         NEXT();
     }
     ci = nci;
@@ -797,6 +812,11 @@ ret:
 #endif
     if (ci->callstatus & CIST_FRESH) {
         S->ci = ci->prev;
+#if VM_EXEC_INSTR
+        /* back into C; if that is an instruction of the Lua frame below (a metamethod, a
+         * __close), the frame carries on without passing a reservation point */
+        if (!(ci->prev->callstatus & CIST_C)) RESERVE_FOR(ci->prev->func->u.lf->p);
+#endif
         return;
     }
     {
@@ -825,12 +845,14 @@ L_FORLOOP: {
             PATHACT(1);
             pc += vm_sbx(i);
             POLL();
+            RESERVE_FOR(cl->p);
             NEXT();
         }
     } else if (vm_floatforloop(ra)) {
         PATHACT(1);
         pc += vm_sbx(i);
         POLL();
+        RESERVE_FOR(cl->p);
         NEXT();
     }
     PATHACT(0);
@@ -870,6 +892,7 @@ L_TFORCALL: {
     vm_call_value(S, ra + 4, (int)C());
     base = ci->func + 1;
     S->top = ci->top;
+    RESERVE_FOR(cl->p);
     NEXT();
 }
 L_TFORLOOP: {
@@ -879,6 +902,7 @@ L_TFORLOOP: {
         PATHACT(1);
         pc += vm_sbx(i);
         POLL();
+        RESERVE_FOR(cl->p);
         NEXT();
     }
     PATHACT(0);
@@ -952,4 +976,5 @@ L_EXTRAARG:
 #undef PATHEXIT
 #undef PATHACT
 #undef MEMEV
+#undef RESERVE_FOR
 }

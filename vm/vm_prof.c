@@ -122,6 +122,15 @@ void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     }
 }
 
+void vm_prof_emit_mem_slow(VmProfStream *s, uint64_t ev) {
+    if (s->kind != VM_PS_EXHAUSTIVE) {
+        vm_prof_emit_other(s, ev);
+        return;
+    }
+    if (cab_push_would_wait(&s->prod)) s->unsafe_waits++;
+    cab_push_slow(&s->prod, ev);
+}
+
 /* Analyzer side: the consume function of a stream's CAB. */
 static void stream_consume(void *ctx, const uint64_t *ev, size_t n) {
     VmProfStream *s = ctx;
@@ -409,6 +418,7 @@ void vm_prof_print_stats(FILE *f) {
     fprintf(f, "[stats] profile: %s, stage %s, %d stream(s)\n", run.opt.sequential ? "sequential" : "concurrent",
             stage[run.opt.stage], run.nstreams);
     CabStats tot = {0};
+    uint64_t unsafe = 0;
     for (VmProfStream *s = run.streams; s; s = s->next) {
         CabStats c = s->stats;
         if (s->kind == VM_PS_SEQUENTIAL)
@@ -422,10 +432,11 @@ void vm_prof_print_stats(FILE *f) {
             snprintf(who, sizeof who, "thread %llu", (unsigned long long)s->thread_id);
         fprintf(f,
                 "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
-                " analyzer %d idle %.3f ms\n",
+                " analyzer %d idle %.3f ms waits outside safepoints %llu\n",
                 who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)c.dropped,
                 (unsigned long long)c.chunks, (unsigned long long)c.blocks, (double)c.blocked_ns / 1e6, s->analyzer,
-                (double)c.idle_ns / 1e6);
+                (double)c.idle_ns / 1e6, (unsigned long long)s->unsafe_waits);
+        unsafe += s->unsafe_waits;
         tot.produced += c.produced;
         tot.consumed += c.consumed;
         tot.dropped += c.dropped;
@@ -433,7 +444,9 @@ void vm_prof_print_stats(FILE *f) {
         tot.blocks += c.blocks;
         tot.blocked_ns += c.blocked_ns;
     }
-    fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms\n",
+    fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
+               " waits outside safepoints %llu\n",
             (unsigned long long)tot.produced, (unsigned long long)tot.consumed, (unsigned long long)tot.dropped,
-            (unsigned long long)tot.chunks, (unsigned long long)tot.blocks, (double)tot.blocked_ns / 1e6);
+            (unsigned long long)tot.chunks, (unsigned long long)tot.blocks, (double)tot.blocked_ns / 1e6,
+            (unsigned long long)unsafe);
 }

@@ -42,6 +42,8 @@ typedef struct VmProfStream {
     int analyzer;               /* which analyzer serves it */
     uint64_t thread_id;         /* the native language thread, or 0 for a carrier */
     int carrier;                /* the carrier, or -1 */
+    uint64_t unsafe_waits;      /* heap-access events that found the ring full (they must not:
+                                   vm_prof_reserve at the safepoint before); -Xstats */
     volatile int waiting;       /* inside a wait on a full ring */
     volatile int done;          /* drained (concurrent) */
     bool closed;
@@ -63,6 +65,32 @@ static inline void vm_prof_emit(uint64_t ev) {
         cab_push(&s->prod, ev);
     else
         vm_prof_emit_other(s, ev);
+}
+
+/* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
+ * thread must not wait: the interpreter reserves room for them at the safepoint before
+ * (vm_prof_reserve, cab_reserve), so this push finds its slot CLEAR. If it ever does not
+ * (a path the reservation missed), it still waits rather than lose the event, and counts
+ * the wait in unsafe_waits (-Xstats: "waits outside safepoints"). */
+void vm_prof_emit_mem_slow(VmProfStream *s, uint64_t ev) __attribute__((noinline, cold));
+static inline void vm_prof_emit_mem(uint64_t ev) {
+    VmProfStream *s = vm_prof_tl;
+    if (__builtin_expect(s->kind == VM_PS_EXHAUSTIVE, 1)) {
+        uint64_t *slot = s->prod.cur;
+        if (__builtin_expect(__atomic_load_n(slot, __ATOMIC_ACQUIRE) == CAB_CLEAR, 1)) {
+            __atomic_store_n(slot, ev, __ATOMIC_RELEASE);
+            s->prod.cur = slot + 1;
+            return;
+        }
+    }
+    vm_prof_emit_mem_slow(s, ev);
+}
+
+/* At a safepoint: make room for the next [n] events that will be pushed before the next
+ * safepoint (waiting here, where the collector may run, if the ring is full). */
+static inline void vm_prof_reserve(size_t n) {
+    VmProfStream *s = vm_prof_tl;
+    if (s->kind == VM_PS_EXHAUSTIVE) cab_reserve(&s->prod, n);
 }
 
 /* Give [p] its function id (the next of a global counter, from 1) and record its display
