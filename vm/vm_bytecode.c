@@ -627,6 +627,31 @@ static void list_operands(FILE *out, Instr i) {
     fprintf(out, "%-16s", buf);
 }
 
+void vm_bytecode_list_instr(FILE *out, const Proto *p, int pc) {
+    Instr i = p->code[pc];
+    unsigned op = vm_op(i);
+    char line[16];
+    if (p->lineinfo)
+        snprintf(line, sizeof line, "[%d]", (int)p->lineinfo[pc]);
+    else
+        snprintf(line, sizeof line, "[-]");
+    /* built in memory so the padding before a missing comment can be trimmed */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *lf = open_memstream(&text, &size);
+    FILE *o = lf ? lf : out;
+    fprintf(o, "  %5d  %-6s  %-9s  ", pc, line, op < OP__COUNT ? vm_opnames[op] : "?");
+    list_operands(o, i);
+    list_comment(o, p, pc, i);
+    if (lf != NULL) {
+        fclose(lf);
+        while (size > 0 && text[size - 1] == ' ') text[--size] = '\0';
+        fputs(text, out);
+        free(text);
+    }
+    fputc('\n', out);
+}
+
 static void list_function(FILE *out, const Proto *p, int *fnum) {
     char src[80];
     const String *s = p->source;
@@ -647,30 +672,7 @@ static void list_function(FILE *out, const Proto *p, int *fnum) {
             (unsigned)p->maxstack, p->maxstack == 1 ? "" : "s", (int)p->nk, p->nk == 1 ? "" : "s",
             (int)p->nupvals, p->nupvals == 1 ? "" : "s", (int)p->nlocvars,
             p->nlocvars == 1 ? "" : "s", (int)p->np, p->np == 1 ? "" : "s");
-    for (int pc = 0; pc < p->ncode; pc++) {
-        Instr i = p->code[pc];
-        unsigned op = vm_op(i);
-        char line[16];
-        if (p->lineinfo)
-            snprintf(line, sizeof line, "[%d]", (int)p->lineinfo[pc]);
-        else
-            snprintf(line, sizeof line, "[-]");
-        /* built in memory so the padding before a missing comment can be trimmed */
-        char *text = NULL;
-        size_t size = 0;
-        FILE *lf = open_memstream(&text, &size);
-        FILE *o = lf ? lf : out;
-        fprintf(o, "  %5d  %-6s  %-9s  ", pc, line, op < OP__COUNT ? vm_opnames[op] : "?");
-        list_operands(o, i);
-        list_comment(o, p, pc, i);
-        if (lf != NULL) {
-            fclose(lf);
-            while (size > 0 && text[size - 1] == ' ') text[--size] = '\0';
-            fputs(text, out);
-            free(text);
-        }
-        fputc('\n', out);
-    }
+    for (int pc = 0; pc < p->ncode; pc++) vm_bytecode_list_instr(out, p, pc);
     fprintf(out, "constants (%d):\n", (int)p->nk);
     for (int i = 0; i < p->nk; i++) {
         static const char *const kinds[] = {"N", "B", "B", "I", "F", "?", "S"};

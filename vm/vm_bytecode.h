@@ -31,5 +31,7 @@ const char *vm_bytecode_verify(const Proto *p, char *why, size_t whysize);
  * one line per instruction with index, source line, opcode, operands and a comment
  * resolving constants, upvalue names and jump targets. */
 void vm_bytecode_list(FILE *out, const Proto *p);
+/* One line of that listing: instruction [pc] of [p] (also used by -Xdump=jit). */
+void vm_bytecode_list_instr(FILE *out, const Proto *p, int pc);
 
 #endif

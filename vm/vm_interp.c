@@ -24,9 +24,15 @@
  * (Ball-Larus actions, vm_pathprof.h), returns and tail calls; EV_RETURN at 'ret'; EV_LOAD
  * and EV_STORE at the table and upvalue opcodes. A third copy, vm_execute_oracle, also
  * feeds the path oracle (debug). The safepoint poll sits at startfunc and on back edges
- * only, as one load and compare of a global word. */
+ * only, as one load and compare of a global word.
+ *
+ * The JIT (jit/README.md) is entered from the plain loop only (JITENTER in
+ * vm_interp_body.h): where a frame starts or is returned into, and on loop back edges, the
+ * frame is handed to its function's compiled code if that has an entry at the pc; the code
+ * runs on the same frame and hands it back by returning the pc to continue at. */
 #include <math.h>
 
+#include "jit.h"
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
@@ -49,7 +55,8 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
  * instruction's index in the Lua caller and the caller's id. A frame not called by Lua code
  * (from C: pcall, a metamethod, a callback) gets pc 0xffffffff and, as its caller, the
  * nearest Lua frame below, in this coroutine or its resumers (what the call graph calls the
- * caller of a call through C), or 0 when there is none. A tail call keeps the site of the call it replaces. */
+ * caller of a call through C), or 0 when there is none. A tail call keeps the site of the
+ * call it replaces. */
 static inline uint64_t site_caller(const Proto *p) {
     return p->id <= EV_DEPTH_MAX ? (uint64_t)p->id << 32 : 0; /* 24 bits, like a depth */
 }

@@ -112,6 +112,21 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
             vm_poll_slow(S); \
         } \
     } while (0)
+/* JIT hand-over (jit/jit.h), plain loop only: run the frame's compiled code from pc if it
+ * has an entry there, then continue interpreting at the pc it gives back (where it met an
+ * instruction without a template or a failed type guard). [compile]: also compile the
+ * function if nobody has yet (frame entry and returns into the frame; back edges only look). */
+#if !VM_EXEC_INSTR
+#define JITENTER(compile) \
+    do { \
+        if (__builtin_expect(vm_jit_enabled, 0)) { \
+            pc = jit_handover(S, ci, cl->p, base, pc, (compile)); \
+            base = ci->func + 1; \
+        } \
+    } while (0)
+#else
+#define JITENTER(compile) ((void)0)
+#endif
 /* Take (or skip) the JMP that follows a conditional test. */
 #define CONDJUMP(cond) \
     do { \
@@ -152,6 +167,7 @@ returning:
     base = ci->func + 1;
     pc = ci->savedpc;
     RESERVE_FOR(cl->p);
+    JITENTER(true);
     NEXT();
 
 L_MOVE:
@@ -569,6 +585,7 @@ L_JMP:
     if (vm_sbx(i) < 0) {
         POLL();
         RESERVE_FOR(cl->p);
+        JITENTER(false);
     }
     NEXT();
 
@@ -846,6 +863,7 @@ L_FORLOOP: {
             pc += vm_sbx(i);
             POLL();
             RESERVE_FOR(cl->p);
+            JITENTER(false);
             NEXT();
         }
     } else if (vm_floatforloop(ra)) {
@@ -853,6 +871,7 @@ L_FORLOOP: {
         pc += vm_sbx(i);
         POLL();
         RESERVE_FOR(cl->p);
+        JITENTER(false);
         NEXT();
     }
     PATHACT(0);
@@ -903,6 +922,7 @@ L_TFORLOOP: {
         pc += vm_sbx(i);
         POLL();
         RESERVE_FOR(cl->p);
+        JITENTER(false);
         NEXT();
     }
     PATHACT(0);
@@ -971,6 +991,7 @@ L_EXTRAARG:
 #undef SAVEPC
 #undef Protect
 #undef CONDJUMP
+#undef JITENTER
 #undef FINISHGET
 #undef ORACLE_AT
 #undef PATHEXIT

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gc_api.h"
+#include "jit.h"
 #include "vm_api.h"
 #include "vm_bytecode.h"
 #include "vm_compile.h"
@@ -29,7 +30,9 @@ typedef struct XOption {
 } XOption;
 
 static const XOption xoptions[] = {
-    {"dump", "bytecode", "(none)", "print a listing of the compiled bytecode instead of running"},
+    {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr"},
+    {"jit", "on, off", "off", "compile each function to x86-64 code on its first call (jit/README.md); not used while profiling (-Xprofile), which runs the interpreter"},
+    {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
     {"profile", "methodcount, callgraph, calltree, pathprof, cachesim (comma-separated)", "(none)", "profile the run; the report is written when the program ends"},
@@ -58,6 +61,7 @@ static const XOption xoptions[] = {
 
 typedef struct Options {
     bool dump_bytecode;
+    JitOptions jit;
     unsigned gc_stress;
     size_t gc_maxheap;
     const ProfAnalysis *profile; /* NULL: no profiling; else the first of analyses */
@@ -145,11 +149,30 @@ static bool parse_xoption(const char *arg, Options *opt) {
         return false;
     }
     if (strcmp(o->name, "dump") == 0) {
-        if (val == NULL || strcmp(val, "bytecode") != 0) {
+        if (val != NULL && strcmp(val, "bytecode") == 0) {
+            opt->dump_bytecode = true;
+        } else if (val != NULL && strcmp(val, "jit") == 0) {
+            opt->jit.dump = true;
+            opt->jit.on = true;
+        } else {
             fprintf(stderr, "tandem: bad value '%s' for -Xdump; valid values: %s\n", val ? val : "", o->values);
             return false;
         }
-        opt->dump_bytecode = true;
+    } else if (strcmp(o->name, "jit") == 0) {
+        if (val != NULL && strcmp(val, "on") == 0)
+            opt->jit.on = true;
+        else if (val != NULL && strcmp(val, "off") == 0)
+            opt->jit.on = false;
+        else {
+            fprintf(stderr, "tandem: bad value '%s' for -Xjit; valid values: %s\n", val ? val : "", o->values);
+            return false;
+        }
+    } else if (strcmp(o->name, "jit.perfmap") == 0) {
+        if (val != NULL) {
+            fprintf(stderr, "tandem: -Xjit.perfmap takes no value\n");
+            return false;
+        }
+        opt->jit.perfmap = true;
     } else if (strcmp(o->name, "gc.stress") == 0) {
         if (val == NULL) {
             opt->gc_stress = 1;
@@ -651,6 +674,11 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    /* The JIT serves the plain interpreter loop only: with an analysis enabled the
+     * instrumented loop runs and compiled code is never entered (jit/README.md). */
+    if (opt.jit.on && opt.dump_bytecode) opt.jit.on = false;
+    if (opt.jit.on && vm_prof_instrumented) opt.jit.on = false;
+    jit_configure(&opt.jit);
     ArgJob aj = {argc, argv, script ? i : argc};
     if (vm_protect(S, f_setargs, &aj) != VM_OK) {
         fprintf(stderr, "tandem: %s\n", vm_last_error(S));

@@ -40,7 +40,7 @@ mkdir -p "$out"
 # ---- build ---------------------------------------------------------------------------
 # One clang invocation per binary; rebuilt when any source is newer than it.
 sources=()
-for f in "$root"/vm/*.c "$root"/gc/*.c "$root"/cab/*.c "$root"/profilers/*.c; do
+for f in "$root"/vm/*.c "$root"/gc/*.c "$root"/cab/*.c "$root"/profilers/*.c "$root"/jit/*.c; do
     [ -f "$f" ] || continue
     [ "$(basename "$f")" = vm_main.c ] && continue
     sources+=("$f")
@@ -53,16 +53,16 @@ rebuild=no
 [ -x "$bin" ] || rebuild=yes
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags" ] || rebuild=yes
 if [ $rebuild = no ]; then
-    for f in "${sources[@]}" "$harness" "$root"/vm/*.h "$root"/gc/*.h "$root"/cab/*.h; do
+    for f in "${sources[@]}" "$harness" "$root"/vm/*.h "$root"/gc/*.h "$root"/cab/*.h "$root"/jit/*.h; do
         if [ "$f" -nt "$bin" ]; then rebuild=yes; break; fi
     done
 fi
 if [ $rebuild = yes ]; then
     echo "run.sh: building $bin ($san)" >&2
     # shellcheck disable=SC2086,SC2046
-    "$cc" $flags -I "$root/vm" -I "$root/gc" -I "$root/cab" -I "$root/profilers" \
-        $(pkg-config --cflags bdw-gc hwloc) \
-        "${sources[@]}" "$harness" -o "$bin" $(pkg-config --libs bdw-gc hwloc) -lm -lpthread
+    "$cc" $flags -I "$root/vm" -I "$root/gc" -I "$root/cab" -I "$root/profilers" -I "$root/jit" \
+        $(pkg-config --cflags bdw-gc hwloc libffi) \
+        "${sources[@]}" "$harness" -o "$bin" $(pkg-config --libs bdw-gc hwloc libffi) -lZydis -lm -lpthread
     echo "$flags" >"$stamp"
 fi
 

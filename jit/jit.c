@@ -1,0 +1,1092 @@
+/* jit.c: the x86-64 template JIT (see jit/README.md for the design).
+ *
+ * A Proto is compiled whole: one template per bytecode instruction, laid out in bytecode
+ * order, each starting at a label of its pc. An instruction without a template compiles to an
+ * exit: store its pc in ci->savedpc, return it. A template's type guards jump to an
+ * out-of-line exit stub for the instruction's own pc, so the interpreter re-executes the
+ * whole instruction (templates write nothing before their guards have passed). Instructions
+ * are assembled by Zydis's encoder; branches are always emitted in their rel32 form and
+ * patched once every label is placed.
+ *
+ * Register convention inside compiled code (System V callee-saved, so calls to C helpers
+ * keep them): rbx = base (the frame's R[0]), r12 = ci, r13 = S, r15 = the LClosure.
+ * rax, rcx, xmm0, xmm1 are scratch. */
+#include "jit.h"
+
+#include <Zydis/Zydis.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vm_bytecode.h"
+#include "vm_compile.h"
+#include "vm_meta.h"
+#include "vm_opcodes.h"
+#include "vm_thread.h"
+
+bool vm_jit_enabled;
+static JitOptions jit_opts;
+
+void jit_configure(const JitOptions *o) {
+    jit_opts = *o;
+    vm_jit_enabled = o->on;
+}
+
+/* ======================================================================
+ * Code memory
+ * ====================================================================== */
+
+void *jit_mem_publish(const void *code, size_t n, size_t *mapped) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = (n + page - 1) / page * page;
+    if (size == 0) size = page;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    memcpy(m, code, n);
+    /* From here on the pages are never writable again: a function's code is immutable
+     * once published (other threads may be running it). */
+    if (mprotect(m, size, PROT_READ | PROT_EXEC) != 0) {
+        munmap(m, size);
+        return NULL;
+    }
+    __builtin___clear_cache((char *)m, (char *)m + n);
+    *mapped = size;
+    return m;
+}
+
+void jit_disasm(FILE *out, const void *code, size_t n, const char *indent) {
+    const uint8_t *p = code;
+    size_t off = 0;
+    while (off < n) {
+        ZydisDisassembledInstruction di;
+        if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, (ZyanU64)(uintptr_t)(p + off),
+                                                p + off, n - off, &di))) {
+            fprintf(out, "%s%p  (undecodable byte %02x)\n", indent, (const void *)(p + off), p[off]);
+            off++;
+            continue;
+        }
+        fprintf(out, "%s%p  %s\n", indent, (const void *)(p + off), di.text);
+        off += di.info.length;
+    }
+}
+
+/* ======================================================================
+ * Assembler: Zydis requests, labels and rel32 fixups
+ * ====================================================================== */
+
+typedef struct Fixup {
+    size_t pos;   /* offset of the rel32 field; the instruction ends at pos + 4 */
+    int label;
+} Fixup;
+
+typedef struct Asm {
+    uint8_t *buf;
+    size_t len, cap;
+    long *label;      /* offset of each label, -1 while unbound */
+    int nlabel, caplabel;
+    Fixup *fix;
+    int nfix, capfix;
+    bool failed;      /* an instruction could not be encoded, or memory ran out */
+    const char *why;  /* what failed first, for -Xdump=jit */
+    int whymn;        /* the mnemonic that could not be encoded */
+} Asm;
+
+typedef ZydisEncoderOperand Op;
+
+static Op R(ZydisRegister r) {
+    Op o;
+    memset(&o, 0, sizeof o);
+    o.type = ZYDIS_OPERAND_TYPE_REGISTER;
+    o.reg.value = r;
+    return o;
+}
+
+static Op M(ZydisRegister base, int64_t disp, unsigned size) {
+    Op o;
+    memset(&o, 0, sizeof o);
+    o.type = ZYDIS_OPERAND_TYPE_MEMORY;
+    o.mem.base = base;
+    o.mem.displacement = disp;
+    o.mem.size = (ZyanU16)size;
+    return o;
+}
+
+static Op I(int64_t v) {
+    Op o;
+    memset(&o, 0, sizeof o);
+    o.type = ZYDIS_OPERAND_TYPE_IMMEDIATE;
+    o.imm.s = v;
+    return o;
+}
+
+static void reserve(Asm *a, size_t n) {
+    if (a->len + n <= a->cap) return;
+    size_t cap = a->cap ? a->cap * 2 : 4096;
+    while (cap < a->len + n) cap *= 2;
+    uint8_t *nb = realloc(a->buf, cap);
+    if (nb == NULL) {
+        a->failed = true;
+        a->len = 0; /* keep going harmlessly; the result is thrown away */
+        return;
+    }
+    a->buf = nb;
+    a->cap = cap;
+}
+
+static void encode(Asm *a, ZydisEncoderRequest *r) {
+    reserve(a, ZYDIS_MAX_INSTRUCTION_LENGTH);
+    if (a->failed) return;
+    ZyanUSize n = ZYDIS_MAX_INSTRUCTION_LENGTH;
+    r->machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
+    if (!ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(r, a->buf + a->len, &n))) {
+        if (!a->failed) {
+            a->why = "an instruction could not be encoded";
+            a->whymn = (int)r->mnemonic;
+        }
+        a->failed = true;
+        return;
+    }
+    a->len += n;
+}
+
+static void ins(Asm *a, ZydisMnemonic mn, int nops, Op o0, Op o1) {
+    ZydisEncoderRequest r;
+    memset(&r, 0, sizeof r);
+    r.mnemonic = mn;
+    r.operand_count = (ZyanU8)nops;
+    r.operands[0] = o0;
+    r.operands[1] = o1;
+    encode(a, &r);
+}
+static void ins3(Asm *a, ZydisMnemonic mn, Op o0, Op o1, Op o2) {
+    ZydisEncoderRequest r;
+    memset(&r, 0, sizeof r);
+    r.mnemonic = mn;
+    r.operand_count = 3;
+    r.operands[0] = o0;
+    r.operands[1] = o1;
+    r.operands[2] = o2;
+    encode(a, &r);
+}
+#define INS2(a, mn, x, y) ins((a), ZYDIS_MNEMONIC_##mn, 2, (x), (y))
+#define INS1(a, mn, x) ins((a), ZYDIS_MNEMONIC_##mn, 1, (x), (x))
+#define INS0(a, mn) ins((a), ZYDIS_MNEMONIC_##mn, 0, I(0), I(0))
+
+static int new_label(Asm *a) {
+    if (a->nlabel == a->caplabel) {
+        int cap = a->caplabel ? a->caplabel * 2 : 256;
+        long *nl = realloc(a->label, (size_t)cap * sizeof *nl);
+        if (nl == NULL) {
+            a->failed = true;
+            return 0;
+        }
+        a->label = nl;
+        a->caplabel = cap;
+    }
+    a->label[a->nlabel] = -1;
+    return a->nlabel++;
+}
+
+static void bind(Asm *a, int l) { a->label[l] = (long)a->len; }
+
+/* A jump (JMP or a Jcc) to label [l], always rel32 so that it can be patched. */
+static void jump(Asm *a, ZydisMnemonic mn, int l) {
+    ZydisEncoderRequest r;
+    memset(&r, 0, sizeof r);
+    r.mnemonic = mn;
+    r.branch_type = ZYDIS_BRANCH_TYPE_NEAR;
+    r.branch_width = ZYDIS_BRANCH_WIDTH_32;
+    r.operand_count = 1;
+    r.operands[0] = I(0);
+    encode(a, &r);
+    if (a->failed) return;
+    if (a->nfix == a->capfix) {
+        int cap = a->capfix ? a->capfix * 2 : 256;
+        Fixup *nf = realloc(a->fix, (size_t)cap * sizeof *nf);
+        if (nf == NULL) {
+            a->failed = true;
+            return;
+        }
+        a->fix = nf;
+        a->capfix = cap;
+    }
+    a->fix[a->nfix++] = (Fixup){a->len - 4, l};
+}
+#define JMP(a, cc, l) jump((a), ZYDIS_MNEMONIC_##cc, (l))
+
+static void patch(Asm *a) {
+    for (int f = 0; f < a->nfix && !a->failed; f++) {
+        long target = a->label[a->fix[f].label];
+        if (target < 0) {
+            a->why = "a jump to a label never placed";
+            a->failed = true; /* a jump to a label never placed: a compiler bug, not run */
+            return;
+        }
+        int32_t rel = (int32_t)(target - (long)(a->fix[f].pos + 4));
+        memcpy(a->buf + a->fix[f].pos, &rel, 4);
+    }
+}
+
+/* ======================================================================
+ * The compiler
+ * ====================================================================== */
+
+#define RBASE ZYDIS_REGISTER_RBX
+#define RCI ZYDIS_REGISTER_R12
+#define RS ZYDIS_REGISTER_R13
+#define RCL ZYDIS_REGISTER_R15
+#define RAX ZYDIS_REGISTER_RAX
+#define RCX ZYDIS_REGISTER_RCX
+#define RDI ZYDIS_REGISTER_RDI
+#define RSI ZYDIS_REGISTER_RSI
+#define RDX ZYDIS_REGISTER_RDX
+#define EAX ZYDIS_REGISTER_EAX
+#define XMM0 ZYDIS_REGISTER_XMM0
+#define XMM1 ZYDIS_REGISTER_XMM1
+
+/* R[x]'s payload and tag as memory operands. */
+#define VAL(x) M(RBASE, 16 * (int64_t)(x), 8)
+#define TAG(x) M(RBASE, 16 * (int64_t)(x) + (int64_t)offsetof(Value, tt), 4)
+#define WHOLE(x) M(RBASE, 16 * (int64_t)(x), 16)
+
+typedef struct Comp {
+    Asm a;
+    Proto *p;
+    int n;             /* p->ncode */
+    int exit0;         /* label of the exit stub of pc j: exit0 + j (placed only if used) */
+    bool *exitused;
+    int epilogue;      /* label: store rax in ci->savedpc, restore, return rax */
+    int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
+    int *backedge;     /* per back-edge target: out-of-line poll-then-jump label, or -1 (for
+                          conditional branches that go backwards) */
+    size_t templates_end;
+} Comp;
+
+static int L(Comp *c, int pc) { return pc; } /* the label of pc's template is pc */
+
+static int EXIT(Comp *c, int pc) {
+    c->exitused[pc] = true;
+    return c->exit0 + pc;
+}
+
+static void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, R(r), I((int64_t)v)); }
+
+/* Re-derive base after a call that may have moved the stack (the interpreter's Protect). */
+static void reload_base(Comp *c) {
+    INS2(&c->a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
+    INS2(&c->a, ADD, R(RBASE), I(16));
+}
+
+/* Back-edge safepoint: the interpreter's POLL, one load and compare-and-branch; the slow
+ * path (out of line) stores savedpc and calls vm_poll_slow, then continues at [target]. */
+static void poll_then_jump(Comp *c, int target) {
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
+    INS2(&c->a, CMP, M(RAX, 0, 4), I(0));
+    if (c->pollslow[target] < 0) c->pollslow[target] = new_label(&c->a);
+    JMP(&c->a, JNZ, c->pollslow[target]);
+    JMP(&c->a, JMP, L(c, target));
+}
+
+/* The label a template jumps to for pc [to]: a backward jump is a loop back edge and goes
+ * through a poll, so that no loop runs in compiled code without a safepoint. */
+static int target_label(Comp *c, int from, int to) {
+    if (to > from) return L(c, to);
+    if (c->backedge[to] < 0) c->backedge[to] = new_label(&c->a);
+    if (c->pollslow[to] < 0) c->pollslow[to] = new_label(&c->a);
+    return c->backedge[to];
+}
+
+/* An operand of an arithmetic template: a register or a numeric constant. */
+typedef struct Src {
+    int reg;          /* >= 0: R[reg]; -1: constant */
+    bool isint;       /* constant: integer (else float) */
+    int64_t i;
+    double f;
+} Src;
+
+static Src src_reg(int r) { return (Src){r, false, 0, 0}; }
+static Src src_const(const Value *v) {
+    Src s = {-1, v->tt == VT_INT, 0, 0};
+    if (s.isint) s.i = v->u.i;
+    else s.f = v->u.n;
+    return s;
+}
+static Src src_int(int64_t i) { return (Src){-1, true, i, 0}; }
+
+/* xmm := the operand as a double; a non-number register exits at [pc]. */
+static void load_num(Comp *c, ZydisRegister xmm, Src s, int pc) {
+    Asm *a = &c->a;
+    if (s.reg < 0) {
+        double d = s.isint ? (double)s.i : s.f;
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        load_imm64(c, RAX, bits);
+        INS2(a, MOVQ, R(xmm), R(RAX));
+        return;
+    }
+    int notflt = new_label(a), done = new_label(a);
+    INS2(a, CMP, TAG(s.reg), I(VT_FLOAT));
+    JMP(a, JNZ, notflt);
+    INS2(a, MOVSD, R(xmm), VAL(s.reg));
+    JMP(a, JMP, done);
+    bind(a, notflt);
+    INS2(a, CMP, TAG(s.reg), I(VT_INT));
+    JMP(a, JNZ, EXIT(c, pc));
+    INS2(a, PXOR, R(xmm), R(xmm)); /* cvtsi2sd writes only the low half: break the dependency */
+    INS2(a, CVTSI2SD, R(xmm), VAL(s.reg));
+    bind(a, done);
+}
+
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* rax := rax OP operand (integer). */
+static void int_op(Comp *c, ZydisMnemonic mn, Src s) {
+    if (s.reg >= 0)
+        ins(&c->a, mn, 2, R(RAX), VAL(s.reg));
+    else if (fits32(s.i) && mn == ZYDIS_MNEMONIC_IMUL)
+        ins3(&c->a, mn, R(RAX), R(RAX), I(s.i)); /* imul has no two-operand immediate form */
+    else if (fits32(s.i))
+        ins(&c->a, mn, 2, R(RAX), I(s.i));
+    else {
+        load_imm64(c, RCX, (uint64_t)s.i);
+        ins(&c->a, mn, 2, R(RAX), R(RCX));
+    }
+}
+
+/* R[a] := b OP c with the interpreter's number fast paths: int OP int (wrapping) when
+ * [imn] is given, else (or for any mix with a float) double OP double; anything else exits
+ * to the interpreter (string coercion, metamethods, errors). */
+static void arith(Comp *c, int pc, int ra, Src b, Src cs, ZydisMnemonic imn, ZydisMnemonic fmn) {
+    Asm *a = &c->a;
+    int flt = new_label(a), done = new_label(a);
+    bool intpath = imn != ZYDIS_MNEMONIC_INVALID && (cs.reg >= 0 || cs.isint);
+    if (intpath) {
+        INS2(a, CMP, TAG(b.reg), I(VT_INT));
+        JMP(a, JNZ, flt);
+        if (cs.reg >= 0) {
+            INS2(a, CMP, TAG(cs.reg), I(VT_INT));
+            JMP(a, JNZ, flt);
+        }
+        INS2(a, MOV, R(RAX), VAL(b.reg));
+        int_op(c, imn, cs);
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_INT));
+        JMP(a, JMP, done);
+    }
+    bind(a, flt);
+    if (fmn == ZYDIS_MNEMONIC_INVALID) {
+        JMP(a, JMP, EXIT(c, pc));
+    } else {
+        load_num(c, XMM0, b, pc);
+        load_num(c, XMM1, cs, pc);
+        ins(a, fmn, 2, R(XMM0), R(XMM1));
+        INS2(a, MOVSD, VAL(ra), R(XMM0));
+        INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+    }
+    bind(a, done);
+}
+
+/* The two successors of a conditional test at [pc] (always followed by its JMP): when the
+ * condition equals k the JMP is taken, else it is skipped. */
+static void cond_targets(Comp *c, int pc, int *jmp_to, int *skip_to) {
+    Instr j = c->p->code[pc + 1];
+    *jmp_to = pc + 2 + vm_sbx(j);
+    *skip_to = pc + 2;
+}
+
+/* Branch on flags: [cc_true] jumps when the condition holds. */
+static void cond_branch(Comp *c, int pc, Instr i, ZydisMnemonic cc_true) {
+    int t, f;
+    cond_targets(c, pc, &t, &f);
+    int x = vm_k(i) ? t : f, y = vm_k(i) ? f : t;
+    jump(&c->a, cc_true, target_label(c, pc, x));
+    JMP(&c->a, JMP, target_label(c, pc, y));
+}
+
+/* The successor labels of a test, as (where to go when the condition holds, when not). */
+static void cond_succ(Comp *c, int pc, Instr i, int *when_true, int *when_false) {
+    int t, f;
+    cond_targets(c, pc, &t, &f);
+    *when_true = vm_k(i) ? t : f;
+    *when_false = vm_k(i) ? f : t;
+}
+
+/* Which instructions have templates. A test (EQ .. TESTSET) is templated only together
+ * with its JMP, which it consumes; a JMP with a backward target polls. */
+static bool has_template(const Proto *p, int pc) {
+    Instr i = p->code[pc];
+    switch (vm_op(i)) {
+    case OP_MOVE: case OP_LOADK: case OP_LOADI: case OP_LOADF: case OP_LOADNIL:
+    case OP_LOADFALSE: case OP_LOADTRUE: case OP_GETUPVAL: case OP_SETUPVAL:
+    case OP_ADDI: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+    case OP_BAND: case OP_BOR: case OP_BXOR: case OP_UNM: case OP_NOT:
+    case OP_JMP: case OP_LT: case OP_LE: case OP_EQ: case OP_EQI: case OP_LTI: case OP_LEI:
+    case OP_GTI: case OP_GEI: case OP_TEST: case OP_TESTSET: case OP_FORPREP: case OP_FORLOOP:
+        return true;
+    case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_DIVK: case OP_BANDK: case OP_BORK:
+    case OP_BXORK: {
+        uint32_t tt = p->k[vm_c(i)].tt;
+        if (tt == VT_INT) return true;
+        return tt == VT_FLOAT && vm_op(i) != OP_BANDK && vm_op(i) != OP_BORK && vm_op(i) != OP_BXORK;
+    }
+    case OP_EQK: {
+        uint32_t tt = p->k[vm_b(i)].tt;
+        return tt <= VT_FLOAT; /* nil, booleans, numbers; strings compare by contents */
+    }
+    case OP_GETTABLE: case OP_SETTABLE: case OP_GETFIELD: case OP_GETTABUP: case OP_SETFIELD:
+    case OP_SETTABUP:
+        return true;
+    case OP_GETI:
+        return vm_c(i) >= 1; /* key 0 never is in the array part */
+    case OP_SETI:
+        return vm_b(i) >= 1;
+    default:
+        return false;
+    }
+}
+
+static void emit_exit_inline(Comp *c, int pc) {
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc));
+    JMP(&c->a, JMP, c->epilogue);
+}
+
+/* The template of the instruction at [pc] (has_template says it has one). Float ordered
+ * comparisons use ucomisd so that "above" / "above or equal" means the condition holds: an
+ * unordered result (NaN) sets CF and is never above, so every comparison with NaN is false. */
+static void emit_template(Comp *c, int pc) {
+    Asm *a = &c->a;
+    Proto *p = c->p;
+    Instr i = p->code[pc];
+    int ra = (int)vm_a(i);
+    switch (vm_op(i)) {
+    case OP_MOVE:
+        INS2(a, MOVDQA, R(XMM0), WHOLE(vm_b(i)));
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        break;
+    case OP_LOADK:
+        /* the constant table is immutable and lives as long as the Proto */
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&p->k[vm_bx(i)]);
+        INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        break;
+    case OP_LOADI:
+        INS2(a, MOV, VAL(ra), I(vm_sbx(i)));
+        INS2(a, MOV, TAG(ra), I(VT_INT));
+        break;
+    case OP_LOADF: {
+        double d = (double)vm_sbx(i);
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        load_imm64(c, RAX, bits);
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+        break;
+    }
+    case OP_LOADNIL:
+        for (int r = ra; r <= ra + (int)vm_b(i); r++) INS2(a, MOV, TAG(r), I(VT_NIL));
+        break;
+    case OP_LOADFALSE:
+        INS2(a, MOV, TAG(ra), I(VT_FALSE));
+        break;
+    case OP_LOADTRUE:
+        INS2(a, MOV, TAG(ra), I(VT_TRUE));
+        break;
+    case OP_GETUPVAL:
+    case OP_SETUPVAL:
+        /* upvals[B]->v, then the whole Value in one 16-byte access (another thread may be
+         * writing the same upvalue: vm_value.h) */
+        INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
+        INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+        if (vm_op(i) == OP_GETUPVAL) {
+            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+            INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        } else {
+            INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
+            INS2(a, MOVDQA, M(RAX, 0, 16), R(XMM0));
+        }
+        break;
+    case OP_ADDI:
+        arith(c, pc, ra, src_reg((int)vm_b(i)), src_int(vm_sc(i)), ZYDIS_MNEMONIC_ADD, ZYDIS_MNEMONIC_ADDSD);
+        break;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_BAND: case OP_BOR: case OP_BXOR:
+    case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_DIVK: case OP_BANDK: case OP_BORK: case OP_BXORK: {
+        unsigned op = vm_op(i);
+        bool konst = op >= OP_ADDK && op <= OP_BXORK;
+        Src cs = konst ? src_const(&p->k[vm_c(i)]) : src_reg((int)vm_c(i));
+        ZydisMnemonic imn = ZYDIS_MNEMONIC_INVALID, fmn = ZYDIS_MNEMONIC_INVALID;
+        switch (op) {
+        case OP_ADD: case OP_ADDK: imn = ZYDIS_MNEMONIC_ADD; fmn = ZYDIS_MNEMONIC_ADDSD; break;
+        case OP_SUB: case OP_SUBK: imn = ZYDIS_MNEMONIC_SUB; fmn = ZYDIS_MNEMONIC_SUBSD; break;
+        case OP_MUL: case OP_MULK: imn = ZYDIS_MNEMONIC_IMUL; fmn = ZYDIS_MNEMONIC_MULSD; break;
+        case OP_DIV: case OP_DIVK: fmn = ZYDIS_MNEMONIC_DIVSD; break; /* '/' is always float */
+        case OP_BAND: case OP_BANDK: imn = ZYDIS_MNEMONIC_AND; break;  /* floats: coercion, exit */
+        case OP_BOR: case OP_BORK: imn = ZYDIS_MNEMONIC_OR; break;
+        default: imn = ZYDIS_MNEMONIC_XOR; break;
+        }
+        arith(c, pc, ra, src_reg((int)vm_b(i)), cs, imn, fmn);
+        break;
+    }
+    case OP_UNM: {
+        int flt = new_label(a), done = new_label(a);
+        int rb = (int)vm_b(i);
+        INS2(a, CMP, TAG(rb), I(VT_INT));
+        JMP(a, JNZ, flt);
+        INS2(a, MOV, R(RAX), VAL(rb));
+        INS1(a, NEG, R(RAX));
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_INT));
+        JMP(a, JMP, done);
+        bind(a, flt);
+        INS2(a, CMP, TAG(rb), I(VT_FLOAT));
+        JMP(a, JNZ, EXIT(c, pc));
+        INS2(a, MOV, R(RAX), VAL(rb));
+        INS2(a, BTC, R(RAX), I(63)); /* flip the sign bit: -x for every double, NaN included */
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+        bind(a, done);
+        break;
+    }
+    case OP_NOT:
+        /* falsy (tag <= VT_FALSE) -> VT_TRUE, else VT_FALSE (VT_TRUE == VT_FALSE + 1) */
+        INS2(a, XOR, R(EAX), R(EAX));
+        INS2(a, CMP, TAG(vm_b(i)), I(VT_FALSE));
+        INS1(a, SETBE, R(ZYDIS_REGISTER_AL));
+        INS2(a, ADD, R(EAX), I(VT_FALSE));
+        INS2(a, MOV, TAG(ra), R(EAX));
+        break;
+    case OP_JMP: {
+        int target = pc + 1 + vm_sbx(i);
+        if (vm_sbx(i) < 0)
+            poll_then_jump(c, target);
+        else
+            JMP(a, JMP, L(c, target));
+        break;
+    }
+    case OP_LT: case OP_LE: {
+        int rb = (int)vm_b(i);
+        int flt = new_label(a);
+        INS2(a, CMP, TAG(ra), I(VT_INT));
+        JMP(a, JNZ, flt);
+        INS2(a, CMP, TAG(rb), I(VT_INT));
+        JMP(a, JNZ, EXIT(c, pc)); /* int against non-int: vm_lessthan decides */
+        INS2(a, MOV, R(RAX), VAL(ra));
+        INS2(a, CMP, R(RAX), VAL(rb));
+        cond_branch(c, pc, i, vm_op(i) == OP_LT ? ZYDIS_MNEMONIC_JL : ZYDIS_MNEMONIC_JLE);
+        bind(a, flt);
+        INS2(a, CMP, TAG(ra), I(VT_FLOAT));
+        JMP(a, JNZ, EXIT(c, pc));
+        INS2(a, CMP, TAG(rb), I(VT_FLOAT));
+        JMP(a, JNZ, EXIT(c, pc));
+        /* a < b  <=>  b above a (ucomisd b, a): false when unordered, as Lua wants */
+        INS2(a, MOVSD, R(XMM0), VAL(rb));
+        INS2(a, UCOMISD, R(XMM0), VAL(ra));
+        cond_branch(c, pc, i, vm_op(i) == OP_LT ? ZYDIS_MNEMONIC_JNBE : ZYDIS_MNEMONIC_JNB);
+        break;
+    }
+    case OP_LTI: case OP_LEI: case OP_GTI: case OP_GEI: {
+        int imm = vm_sb(i);
+        unsigned op = vm_op(i);
+        int flt = new_label(a);
+        INS2(a, CMP, TAG(ra), I(VT_INT));
+        JMP(a, JNZ, flt);
+        INS2(a, CMP, VAL(ra), I(imm));
+        cond_branch(c, pc, i,
+                    op == OP_LTI ? ZYDIS_MNEMONIC_JL : op == OP_LEI ? ZYDIS_MNEMONIC_JLE
+                                                      : op == OP_GTI ? ZYDIS_MNEMONIC_JNLE : ZYDIS_MNEMONIC_JNL);
+        bind(a, flt);
+        INS2(a, CMP, TAG(ra), I(VT_FLOAT));
+        JMP(a, JNZ, EXIT(c, pc)); /* metamethods and errors */
+        load_num(c, XMM1, src_int(imm), pc);
+        if (op == OP_LTI || op == OP_LEI) { /* x < imm <=> imm above x */
+            INS2(a, UCOMISD, R(XMM1), VAL(ra));
+        } else {                            /* x > imm <=> x above imm */
+            INS2(a, MOVSD, R(XMM0), VAL(ra));
+            INS2(a, UCOMISD, R(XMM0), R(XMM1));
+        }
+        cond_branch(c, pc, i, (op == OP_LTI || op == OP_GTI) ? ZYDIS_MNEMONIC_JNBE : ZYDIS_MNEMONIC_JNB);
+        break;
+    }
+    case OP_EQ: {
+        int rb = (int)vm_b(i);
+        int yes, no;
+        cond_succ(c, pc, i, &yes, &no);
+        int isint = new_label(a), notint = new_label(a);
+        INS2(a, MOV, R(EAX), TAG(ra));
+        INS2(a, CMP, R(EAX), TAG(rb));
+        JMP(a, JNZ, EXIT(c, pc)); /* different tags: 1 == 1.0 and __eq are the interpreter's */
+        INS2(a, CMP, R(EAX), I(VT_INT));
+        JMP(a, JZ, isint);
+        JMP(a, JB, target_label(c, pc, yes)); /* nil, false, true: equal tags are equal values */
+        JMP(a, JMP, notint);
+        bind(a, isint);
+        INS2(a, MOV, R(RAX), VAL(ra));
+        INS2(a, CMP, R(RAX), VAL(rb));
+        cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
+        bind(a, notint);
+        INS2(a, CMP, R(EAX), I(VT_FLOAT));
+        JMP(a, JNZ, EXIT(c, pc));
+        INS2(a, MOVSD, R(XMM0), VAL(ra));
+        INS2(a, UCOMISD, R(XMM0), VAL(rb));
+        JMP(a, JP, target_label(c, pc, no)); /* NaN */
+        JMP(a, JZ, target_label(c, pc, yes));
+        JMP(a, JMP, target_label(c, pc, no));
+        break;
+    }
+    case OP_EQK:
+    case OP_EQI: {
+        int yes, no;
+        cond_succ(c, pc, i, &yes, &no);
+        Value kv = vm_op(i) == OP_EQI ? vm_int(vm_sb(i)) : p->k[vm_b(i)];
+        if (kv.tt <= VT_TRUE) { /* nil or a boolean: equal iff the tags are */
+            INS2(a, CMP, TAG(ra), I(kv.tt));
+            cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
+            break;
+        }
+        /* a number: an integer or a float register compares numerically (EQK is raw
+         * equality, which for numbers is the same); any other type is not equal */
+        int flt = new_label(a);
+        INS2(a, CMP, TAG(ra), I(VT_INT));
+        JMP(a, JNZ, flt);
+        if (kv.tt == VT_INT && fits32(kv.u.i)) {
+            INS2(a, CMP, VAL(ra), I(kv.u.i));
+            cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
+        } else {
+            /* an integer register against a float or a wide integer constant: the
+             * interpreter's exact mixed comparison */
+            JMP(a, JMP, EXIT(c, pc));
+        }
+        bind(a, flt);
+        INS2(a, CMP, TAG(ra), I(VT_FLOAT));
+        JMP(a, JNZ, target_label(c, pc, no));
+        if (kv.tt == VT_INT && (kv.u.i > (1LL << 53) || kv.u.i < -(1LL << 53))) {
+            JMP(a, JMP, EXIT(c, pc)); /* (double)k would round */
+            break;
+        }
+        load_num(c, XMM1, src_const(&kv), pc);
+        INS2(a, UCOMISD, R(XMM1), VAL(ra));
+        JMP(a, JP, target_label(c, pc, no));
+        JMP(a, JZ, target_label(c, pc, yes));
+        JMP(a, JMP, target_label(c, pc, no));
+        break;
+    }
+    case OP_TEST:
+        INS2(a, CMP, TAG(ra), I(VT_FALSE));
+        cond_branch(c, pc, i, ZYDIS_MNEMONIC_JNBE); /* truthy: tag above VT_FALSE */
+        break;
+    case OP_TESTSET: {
+        /* truthy(R[B]) ~= k: skip the JMP; else R[A] := R[B] and take it */
+        int t, f;
+        int rb = (int)vm_b(i);
+        cond_targets(c, pc, &t, &f);
+        INS2(a, CMP, TAG(rb), I(VT_FALSE));
+        if (vm_k(i))
+            JMP(a, JBE, target_label(c, pc, f));
+        else
+            JMP(a, JNBE, target_label(c, pc, f));
+        INS2(a, MOVDQA, R(XMM0), WHOLE(rb));
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        JMP(a, JMP, target_label(c, pc, t));
+        break;
+    }
+    case OP_GETTABLE: case OP_GETI: {
+        /* The array part only (vm_interp_body.h's first fast path): a table, an integer key
+         * in 1..size; a nil slot is a hit only if the table has no metatable. Everything
+         * else (hash part, __index, non-tables) exits. The slot is read whole (16 bytes):
+         * other threads may be writing it. */
+        int rb = (int)vm_b(i), store = new_label(a);
+        bool konst = vm_op(i) == OP_GETI;
+        INS2(a, CMP, TAG(rb), I(VT_TABLE));
+        JMP(a, JNZ, EXIT(c, pc));
+        if (!konst) {
+            INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
+            JMP(a, JNZ, EXIT(c, pc));
+        }
+        INS2(a, MOV, R(RAX), VAL(rb));                                   /* Table * */
+        INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));          /* TabArr * */
+        INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
+        if (konst) {
+            INS2(a, CMP, R(RSI), I((int64_t)vm_c(i) - 1));
+            JMP(a, JBE, EXIT(c, pc));                                     /* size <= key - 1 */
+            if (vm_c(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_c(i) - 1)));
+        } else {
+            INS2(a, MOV, R(RDX), VAL(vm_c(i)));
+            INS1(a, DEC, R(RDX));
+            INS2(a, CMP, R(RDX), R(RSI));
+            JMP(a, JNB, EXIT(c, pc));                                     /* unsigned: key < 1 too */
+            INS2(a, SHL, R(RDX), I(4));
+            INS2(a, ADD, R(RCX), R(RDX));
+        }
+        INS2(a, MOVDQA, R(XMM0), M(RCX, offsetof(TabArr, v), 16));
+        INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
+        JMP(a, JNZ, store);
+        INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
+        JMP(a, JNZ, EXIT(c, pc));
+        bind(a, store);
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        break;
+    }
+    case OP_SETTABLE: case OP_SETI: {
+        /* Array part only: R[A] a table, the key an integer in 1..size, and the slot not nil
+         * or no metatable (no __newindex to consult); the value stored whole. */
+        bool konst = vm_op(i) == OP_SETI;
+        INS2(a, CMP, TAG(ra), I(VT_TABLE));
+        JMP(a, JNZ, EXIT(c, pc));
+        if (!konst) {
+            INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
+            JMP(a, JNZ, EXIT(c, pc));
+        }
+        int store = new_label(a);
+        INS2(a, MOV, R(RAX), VAL(ra));
+        INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
+        if (konst) {
+            INS2(a, CMP, R(RSI), I((int64_t)vm_b(i) - 1));
+            JMP(a, JBE, EXIT(c, pc));
+            if (vm_b(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_b(i) - 1)));
+        } else {
+            INS2(a, MOV, R(RDX), VAL(vm_b(i)));
+            INS1(a, DEC, R(RDX));
+            INS2(a, CMP, R(RDX), R(RSI));
+            JMP(a, JNB, EXIT(c, pc));
+            INS2(a, SHL, R(RDX), I(4));
+            INS2(a, ADD, R(RCX), R(RDX));
+        }
+        INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
+        JMP(a, JNZ, store);
+        INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
+        JMP(a, JNZ, EXIT(c, pc));
+        bind(a, store);
+        if (vm_k(i)) {
+            load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
+            INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
+        } else {
+            INS2(a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
+        }
+        INS2(a, MOVDQA, M(RCX, offsetof(TabArr, v), 16), R(XMM0));
+        break;
+    }
+    case OP_GETFIELD: case OP_GETTABUP: {
+        /* A string key: vm_table_getstr (the interpreter's probe; it neither raises nor
+         * allocates, so no savedpc or top) on a table, a nil result a hit only without a
+         * metatable; __index, non-tables and errors exit. For GETTABUP the upvalue is read
+         * whole and the table pointer and tag taken from that one copy. */
+        const Value *key = &p->k[vm_c(i)];
+        if (vm_op(i) == OP_GETFIELD) {
+            INS2(a, CMP, TAG(vm_b(i)), I(VT_TABLE));
+            JMP(a, JNZ, EXIT(c, pc));
+            INS2(a, MOV, R(RDI), VAL(vm_b(i)));
+        } else {
+            INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
+            INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+            INS2(a, MOVQ, R(RDI), R(XMM0));
+            ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
+            INS2(a, MOVD, R(EAX), R(XMM1));
+            INS2(a, CMP, R(EAX), I(VT_TABLE));
+            JMP(a, JNZ, EXIT(c, pc));
+        }
+        INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
+        INS1(a, PUSH, R(RDI));
+        load_imm64(c, RSI, (uint64_t)(uintptr_t)key->u.s);
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
+        INS1(a, CALL, R(RAX));
+        INS1(a, POP, R(RCX));
+        INS1(a, POP, R(RCX));
+        int store = new_label(a);
+        INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+        INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+        JMP(a, JNZ, store);
+        INS2(a, CMP, M(RCX, offsetof(Table, meta), 8), I(0));
+        JMP(a, JNZ, EXIT(c, pc));
+        bind(a, store);
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        break;
+    }
+    case OP_SETFIELD: case OP_SETTABUP: {
+        /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
+         * it neither raises nor allocates) gives the slot, which takes the value whole. No
+         * slot (a new key, __newindex) or not a table: exit. */
+        bool up = vm_op(i) == OP_SETTABUP;
+        const Value *key = &p->k[vm_b(i)];
+        if (!up) {
+            INS2(a, CMP, TAG(ra), I(VT_TABLE));
+            JMP(a, JNZ, EXIT(c, pc));
+            INS2(a, MOV, R(RDI), VAL(ra));
+        } else {
+            INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)ra, 8));
+            INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+            INS2(a, MOVQ, R(RDI), R(XMM0));
+            ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE));
+            INS2(a, MOVD, R(EAX), R(XMM1));
+            INS2(a, CMP, R(EAX), I(VT_TABLE));
+            JMP(a, JNZ, EXIT(c, pc));
+        }
+        load_imm64(c, RSI, (uint64_t)(uintptr_t)key->u.s);
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
+        INS1(a, CALL, R(RAX));
+        INS2(a, TEST, R(RAX), R(RAX));
+        JMP(a, JZ, EXIT(c, pc));
+        if (vm_k(i)) {
+            load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
+            INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
+        } else {
+            INS2(a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
+        }
+        INS2(a, MOVDQA, M(RAX, 0, 16), R(XMM0));
+        break;
+    }
+    case OP_FORPREP: {
+        /* vm_forprep does the checks, errors and the iteration count: call it as the
+         * interpreter does (savedpc after this instruction, top = ci->top, base again) */
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, top), 8));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_forprep);
+        INS1(a, CALL, R(RAX));
+        reload_base(c);
+        INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
+        JMP(a, JNZ, L(c, pc + 1 + vm_sbx(i)));
+        break;
+    }
+    case OP_FORLOOP: {
+        /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
+        int done = pc + 1;
+        INS2(a, CMP, TAG(ra + 2), I(VT_INT));
+        JMP(a, JNZ, EXIT(c, pc));
+        INS2(a, MOV, R(RAX), VAL(ra + 1));
+        INS2(a, TEST, R(RAX), R(RAX));
+        JMP(a, JZ, L(c, done));
+        INS1(a, DEC, R(RAX));
+        INS2(a, MOV, VAL(ra + 1), R(RAX));
+        INS2(a, MOV, R(RAX), VAL(ra));
+        INS2(a, ADD, R(RAX), VAL(ra + 2));
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, VAL(ra + 3), R(RAX));
+        INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+        poll_then_jump(c, pc + 1 + vm_sbx(i));
+        break;
+    }
+    default:
+        emit_exit_inline(c, pc);
+        break;
+    }
+}
+
+/* Only enter compiled code where it runs long enough to pay for the hand-over (about ten
+ * instructions each way): at a run of at least MINRUN templated instructions, or at a loop
+ * head whose loop is compiled. */
+#define MINRUN 4
+
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static JitCode jit_failed; /* entry == NULL: interpret this function */
+static FILE *perfmap;
+
+static void function_name(const Proto *p, char *buf, size_t n) {
+    char src[80];
+    if (p->source != NULL)
+        vm_chunkid(src, sizeof src, p->source->data, p->source->len);
+    else
+        snprintf(src, sizeof src, "?");
+    if (p->linedefined == 0)
+        snprintf(buf, n, "main chunk %s", src);
+    else
+        snprintf(buf, n, "%s %s:%d", p->name ? p->name->data : "function", src, (int)p->linedefined);
+}
+
+static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
+    const Proto *p = c->p;
+    char name[160];
+    function_name(p, name, sizeof name);
+    fprintf(stderr, "jit: %s: %d instructions, %d with a template, %zu bytes of code at %p\n", name,
+            (int)p->ncode, jc->ntemplated, jc->codesize, (const void *)code);
+    fprintf(stderr, "  enter: save registers, load base/ci/S/closure, jump to the entry\n");
+    jit_disasm(stderr, code, (size_t)c->a.label[0], "      ");
+    for (int pc = 0; pc < c->n; pc++) {
+        vm_bytecode_list_instr(stderr, p, pc);
+        long from = c->a.label[pc], to = pc + 1 < c->n ? c->a.label[pc + 1] : (long)c->templates_end;
+        if (jc->entry[pc]) fprintf(stderr, "      ; entry: the interpreter may hand over here\n");
+        jit_disasm(stderr, code + from, (size_t)(to - from), "      ");
+    }
+    fprintf(stderr, "  out of line: exits (guard failures), back-edge polls, epilogue\n");
+    jit_disasm(stderr, code + c->templates_end, c->a.len - c->templates_end, "      ");
+    fflush(stderr);
+}
+
+static JitCode *compile_locked(Proto *p) {
+    Comp c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.n = p->ncode;
+    if (c.n <= 0) return &jit_failed;
+    JitCode *jc = NULL;
+    c.exitused = calloc((size_t)c.n, sizeof *c.exitused);
+    c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
+    c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
+    const void **entry = calloc((size_t)c.n, sizeof *entry);
+    bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
+    int *run = calloc((size_t)c.n + 1, sizeof *run);
+    bool *loophead = calloc((size_t)c.n, sizeof *loophead);
+    if (!c.exitused || !c.pollslow || !c.backedge || !entry || !tmpl || !run || !loophead) goto fail;
+    for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
+    Asm *a = &c.a;
+    for (int pc = 0; pc < c.n; pc++) new_label(a);               /* labels 0 .. n-1: templates */
+    c.exit0 = a->nlabel;
+    for (int pc = 0; pc < c.n; pc++) new_label(a);               /* n .. 2n-1: exit stubs */
+    c.epilogue = new_label(a);
+    if (a->failed) goto fail;
+
+    /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
+    int ntemplated = 0;
+    for (int pc = 0; pc < c.n; pc++) {
+        unsigned op = vm_op(p->code[pc]);
+        bool t = has_template(p, pc);
+        if (t && op >= OP_EQ && op <= OP_TESTSET && (pc + 1 >= c.n || vm_op(p->code[pc + 1]) != OP_JMP)) t = false;
+        tmpl[pc] = t;
+        ntemplated += t;
+    }
+    /* Loop heads whose back edge is compiled (a FORLOOP or backward JMP with a template). */
+    for (int pc = 0; pc < c.n; pc++) {
+        Instr i = p->code[pc];
+        if (!tmpl[pc]) continue;
+        if ((vm_op(i) == OP_FORLOOP || vm_op(i) == OP_JMP) && vm_sbx(i) < 0) loophead[pc + 1 + vm_sbx(i)] = true;
+        if (vm_op(i) >= OP_EQ && vm_op(i) <= OP_TESTSET && vm_sbx(p->code[pc + 1]) < -1)
+            loophead[pc + 2 + vm_sbx(p->code[pc + 1])] = true;
+    }
+    for (int pc = c.n - 1; pc >= 0; pc--) run[pc] = tmpl[pc] ? run[pc + 1] + 1 : 0;
+
+    /* Prologue (enter): rdi = S, rsi = ci, rdx = base, rcx = target. Five pushes after the
+     * return address leave rsp 16-byte aligned for calls to C. */
+    INS1(a, PUSH, R(ZYDIS_REGISTER_RBP));
+    INS1(a, PUSH, R(RBASE));
+    INS1(a, PUSH, R(RCI));
+    INS1(a, PUSH, R(RS));
+    INS1(a, PUSH, R(RCL));
+    INS2(a, MOV, R(RS), R(RDI));
+    INS2(a, MOV, R(RCI), R(RSI));
+    INS2(a, MOV, R(RBASE), R(ZYDIS_REGISTER_RDX));
+    INS2(a, MOV, R(RAX), M(RSI, offsetof(CallInfo, func), 8));
+    INS2(a, MOV, R(RCL), M(RAX, 0, 8)); /* func->u.lf */
+    INS1(a, JMP, R(RCX));
+
+    for (int pc = 0; pc < c.n; pc++) {
+        bind(a, L(&c, pc));
+        if (pc == 0 && tmpl[0]) {
+            /* function entry safepoint (jit/README.md: the same poll as the interpreter's) */
+            int go = new_label(a);
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
+            INS2(a, CMP, M(RAX, 0, 4), I(0));
+            JMP(a, JZ, go);
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)p->code);
+            INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+            INS2(a, MOV, R(RDI), R(RS));
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+            INS1(a, CALL, R(RAX));
+            reload_base(&c);
+            bind(a, go);
+        }
+        if (tmpl[pc])
+            emit_template(&c, pc);
+        else
+            emit_exit_inline(&c, pc);
+    }
+    /* Out of line: exit stubs (guard failures), back-edge polls, the epilogue. */
+    c.templates_end = a->len;
+    for (int pc = 0; pc < c.n; pc++) {
+        if (!c.exitused[pc]) continue;
+        bind(a, c.exit0 + pc);
+        emit_exit_inline(&c, pc);
+    }
+    for (int pc = 0; pc < c.n; pc++) {
+        if (c.backedge[pc] < 0) continue;
+        bind(a, c.backedge[pc]);
+        poll_then_jump(&c, pc);
+    }
+    for (int pc = 0; pc < c.n; pc++) {
+        if (c.pollslow[pc] < 0) continue;
+        bind(a, c.pollslow[pc]);
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)(p->code + pc));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+        INS1(a, CALL, R(RAX));
+        reload_base(&c);
+        JMP(a, JMP, L(&c, pc));
+    }
+    bind(a, c.epilogue);
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS1(a, POP, R(RCL));
+    INS1(a, POP, R(RS));
+    INS1(a, POP, R(RCI));
+    INS1(a, POP, R(RBASE));
+    INS1(a, POP, R(ZYDIS_REGISTER_RBP));
+    INS0(a, RET);
+    patch(a);
+    if (a->failed) goto fail;
+
+    size_t mapped;
+    uint8_t *mem = jit_mem_publish(a->buf, a->len, &mapped);
+    if (mem == NULL) goto fail;
+    jc = malloc(sizeof *jc);
+    if (jc == NULL) {
+        munmap(mem, mapped);
+        goto fail;
+    }
+    for (int pc = 0; pc < c.n; pc++)
+        if (tmpl[pc] && (run[pc] >= MINRUN || loophead[pc])) entry[pc] = mem + a->label[pc];
+    jc->enter = (JitEnterFn)(void *)mem;
+    jc->entry = entry;
+    jc->mem = mem;
+    jc->memsize = mapped;
+    jc->codesize = a->len;
+    jc->ntemplated = ntemplated;
+    if (jit_opts.dump) dump(&c, jc, mem);
+    if (jit_opts.perfmap) {
+        if (perfmap == NULL) {
+            char path[64];
+            snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+            perfmap = fopen(path, "w");
+        }
+        if (perfmap != NULL) {
+            char name[160];
+            function_name(p, name, sizeof name);
+            fprintf(perfmap, "%lx %zx lua:%s\n", (unsigned long)(uintptr_t)mem, a->len, name);
+            fflush(perfmap);
+        }
+    }
+    entry = NULL;
+fail:
+    free(entry);
+    free(c.exitused);
+    free(c.pollslow);
+    free(c.backedge);
+    free(tmpl);
+    free(run);
+    free(loophead);
+    if (jc == NULL && jit_opts.dump) {
+        char name[160];
+        function_name(p, name, sizeof name);
+        fprintf(stderr, "jit: %s: not compiled (%s%s%s), interpreted\n", name, c.a.why ? c.a.why : "out of memory",
+                c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
+    }
+    free(c.a.buf);
+    free(c.a.label);
+    free(c.a.fix);
+    return jc ? jc : &jit_failed;
+}
+
+const JitCode *jit_compile(Proto *p) {
+    pthread_mutex_lock(&jit_lock);
+    JitCode *jc = p->jit; /* another thread may have compiled it while we waited */
+    if (jc == NULL) {
+        jc = compile_locked(p);
+        __atomic_store_n(&p->jit, jc, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&jit_lock);
+    return jc;
+}

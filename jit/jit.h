@@ -1,0 +1,78 @@
+/* jit.h: the x86-64 template JIT (jit/README.md): a whole Proto is compiled to machine code
+ * the first time one of its frames is entered, and the interpreter hands frames over to that
+ * code at the few points where it checks (function entry, return into a frame, loop back
+ * edges). Compiled code runs on the interpreter's frames (same registers, same CallInfo) and
+ * gives the frame back at any instruction it has no template for, or whose type guard fails,
+ * by storing ci->savedpc and returning that pc. */
+#ifndef JIT_H
+#define JIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "vm_state.h"
+
+/* Compiled code of one Proto. Entered only through [enter]: it saves the callee-saved
+ * registers, loads the register convention (jit/README.md) and jumps to [target], one of
+ * the entry[] addresses; it returns the pc (an address in p->code) at which the interpreter
+ * continues, which it has also stored in ci->savedpc. */
+typedef const Instr *(*JitEnterFn)(State *S, CallInfo *ci, Value *base, const void *target);
+
+typedef struct JitCode {
+    JitEnterFn enter;
+    const void **entry;     /* per pc: where compiled code may be entered, or NULL (no template
+                               there, or too short a compiled run to pay for the hand-over);
+                               NULL altogether when the function could not be compiled */
+    void *mem;              /* the code (read + execute) */
+    size_t memsize;         /* bytes mapped */
+    size_t codesize;        /* bytes used */
+    int ntemplated;         /* instructions with a template, for -Xdump=jit */
+} JitCode;
+
+/* Runtime switches, set once by the command line before the program runs. */
+typedef struct JitOptions {
+    bool on;        /* -Xjit=on */
+    bool dump;      /* -Xdump=jit: disassembly with bytecode on stderr at each compilation */
+    bool perfmap;   /* -Xjit.perfmap: /tmp/perf-PID.map lines for perf report */
+} JitOptions;
+
+/* True while the plain interpreter loop should hand frames to compiled code: -Xjit=on and no
+ * profiling (the instrumented loops never call the JIT in this slice). */
+extern bool vm_jit_enabled;
+
+void jit_configure(const JitOptions *o);
+
+/* The compiled code of [p], compiling it first if no thread has (under a lock; the result
+ * is published with a release store in p->jit). Never NULL: a function that cannot be
+ * compiled gets a JitCode with entry == NULL and stays interpreted. */
+const JitCode *jit_compile(Proto *p);
+
+/* Code memory (W^X): [n] bytes of [code] copied into fresh pages mapped read + write, which
+ * are then made read + execute before the address is returned; never writable and
+ * executable at once. NULL if the kernel refuses. *mapped receives the mapping's size. */
+void *jit_mem_publish(const void *code, size_t n, size_t *mapped);
+
+/* Disassemble [n] bytes at [code] (Zydis, Intel syntax) to [out], one instruction a line,
+ * each prefixed by [indent]. */
+void jit_disasm(FILE *out, const void *code, size_t n, const char *indent);
+
+/* The interpreter's hook (vm_interp_body.h, plain loop only): if [p] has compiled code with
+ * an entry at [pc], run it and return the pc to continue interpreting at; else return [pc].
+ * [compile]: this is the frame's entry or a return into it, where a function not compiled
+ * yet is compiled (back edges only look: the function was compiled when its frame was
+ * entered, or it could not be). */
+static inline const Instr *jit_handover(State *S, CallInfo *ci, Proto *p, Value *base, const Instr *pc,
+                                        bool compile) {
+    const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jit, __ATOMIC_ACQUIRE);
+    if (jc == NULL) {
+        if (!compile) return pc;
+        jc = jit_compile(p);
+    }
+    if (jc->entry == NULL) return pc;
+    const void *target = jc->entry[pc - p->code];
+    if (target == NULL) return pc;
+    return jc->enter(S, ci, base, target);
+}
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The JIT's command line: -Xjit, -Xdump=jit and -Xjit.perfmap are listed by `tandem -X` with
+their values and defaults, bad values are rejected naming the option and its valid values
+(exit 2), -Xdump=jit prints each compiled function's machine code interleaved with its
+bytecode, -Xjit.perfmap writes /tmp/perf-PID.map, and profiling runs the interpreter."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PROG = """
+local function sum(n)
+  local s = 0
+  for i = 1, n do s = s + i end
+  return s
+end
+print(sum(1000))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    t = ap.parse_args().tandem
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    def run(*args):
+        return subprocess.run([t, *args], capture_output=True, text=True, timeout=60)
+
+    listing = run("-X").stdout
+    check(re.search(r"-Xjit\b.*\n.*values: on, off; default: off", listing), "-X lists -Xjit with on/off, default off")
+    check(re.search(r"-Xdump\b.*\n.*values: bytecode, jit", listing), "-X lists -Xdump=jit")
+    check(re.search(r"-Xjit\.perfmap\b", listing), "-X lists -Xjit.perfmap")
+    check("profil" in listing.split("-Xjit ")[1].split("\n")[0], "-Xjit's help says profiling runs the interpreter")
+
+    for bad, name in (("-Xjit=yes", "-Xjit"), ("-Xjit", "-Xjit"), ("-Xdump=asm", "-Xdump"),
+                      ("-Xjit.perfmap=1", "-Xjit.perfmap")):
+        r = run(bad, "-e", "print(1)")
+        check(r.returncode == 2 and name in r.stderr, "%s is rejected with exit 2 naming %s (got %d: %s)" %
+              (bad, name, r.returncode, r.stderr.strip()))
+    r = run("-Xjit=yes", "-e", "print(1)")
+    check("on, off" in r.stderr, "a bad -Xjit value lists on, off")
+
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, "sum.lua")
+        with open(prog, "w") as f:
+            f.write(PROG)
+        r = run("-Xdump=jit", prog)
+        check(r.returncode == 0 and r.stdout == "500500\n", "-Xdump=jit still runs the program")
+        err = r.stderr
+        check(re.search(r"^jit: sum .*sum\.lua:2: \d+ instructions", err, re.M), "-Xdump=jit names the function")
+        check(re.search(r"FORLOOP.*\n(.*\n)*?\s+0x[0-9a-f]+\s+add rax", err), "FORLOOP's template is listed after it")
+        check(re.search(r"^\s+\d+\s+\[\d+\]\s+ADD\s", err, re.M), "bytecode lines are interleaved")
+        check("; entry" in err, "entries are marked")
+        check("out of line" in err and "ret" in err, "exits and the epilogue are listed")
+
+        p = subprocess.Popen([t, "-Xjit=on", "-Xjit.perfmap", prog], stdout=subprocess.PIPE, text=True)
+        out, _ = p.communicate(timeout=60)
+        path = "/tmp/perf-%d.map" % p.pid
+        check(out == "500500\n", "-Xjit.perfmap runs the program")
+        try:
+            with open(path) as f:
+                lines = f.read().splitlines()
+            os.remove(path)
+        except OSError:
+            lines = []
+        check(any(re.match(r"^[0-9a-f]+ [0-9a-f]+ lua:sum .*sum\.lua:2$", l) for l in lines),
+              "%s names sum (got %r)" % (path, lines[:3]))
+
+        r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=methodcount", "-Xanalysis=sequential", prog)
+        check(r.returncode == 0 and "jit:" not in r.stderr and "500500" in r.stdout,
+              "with profiling on, nothing is compiled")
+        r = run("-Xjit=off", prog)
+        check(r.stdout == "500500\n", "-Xjit=off runs the interpreter")
+
+    for f in failures:
+        print("FAIL: " + f)
+    print("jit cli: %d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
