@@ -39,6 +39,9 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "profilers", "tools"))
 import prof_error  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "eval"))
+from measure import probe  # noqa: E402  (the evaluation harness's placement probe)
+
 PROGRAMS = os.path.join(HERE, "programs")
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 
@@ -50,13 +53,6 @@ def run(cmd, timeout=600):
     if p.returncode != 0:
         raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-400:]))
     return t
-
-
-def probe(cab_bench):
-    if not cab_bench:
-        return None, "unknown"
-    out = subprocess.run([cab_bench, "-P"], capture_output=True, text=True).stdout.split()
-    return (float(out[1]), " ".join(out[2:])) if len(out) >= 3 else (None, "unknown")
 
 
 def profile_json(tandem, prog, analysis, extra, path):
@@ -81,7 +77,7 @@ def errors(tandem, progs, analyses, rate, rows):
                 r = sa.get("sample_rate", rate)
                 act, smp = prof_error.items_of(ex, None), prof_error.items_of(sa, None)
                 e_all, n_all, _ = prof_error.error_rate(act, smp, r)
-                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 0.0, 100.0 / rate)
+                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 100.0 / rate)
                 summary[a][0].append(e_all)
                 summary[a][1].append(e_hot)
                 rows.append({"kind": "error", "program": name, "analysis": a, "rate": rate,

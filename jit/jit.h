@@ -57,7 +57,7 @@ void *jit_mem_publish(const void *code, size_t n, size_t *mapped);
  * each prefixed by [indent]. */
 void jit_disasm(FILE *out, const void *code, size_t n, const char *indent);
 
-/* The interpreter's hook (vm_interp_body.h, plain loop only): if [p] has compiled code with
+/* The interpreter's hook (vm_interp_body.h, vm_execute_jit only): if [p] has compiled code with
  * an entry at [pc], run it and return the pc to continue interpreting at; else return [pc].
  * [compile]: this is the frame's entry or a return into it, where a function not compiled
  * yet is compiled (back edges only look: the function was compiled when its frame was

@@ -26,10 +26,11 @@
  * feeds the path oracle (debug). The safepoint poll sits at startfunc and on back edges
  * only, as one load and compare of a global word.
  *
- * The JIT (jit/README.md) is entered from the plain loop only (JITENTER in
- * vm_interp_body.h): where a frame starts or is returned into, and on loop back edges, the
- * frame is handed to its function's compiled code if that has an entry at the pc; the code
- * runs on the same frame and hands it back by returning the pc to continue at. */
+ * The JIT (jit/README.md) is entered from a fourth copy, vm_execute_jit (chosen with
+ * -Xjit=on): the plain loop plus JITENTER (vm_interp_body.h) where a frame starts or is
+ * returned into and on loop back edges; the frame is handed to its function's compiled code
+ * if that has an entry at the pc, and the code runs on the same frame and hands it back by
+ * returning the pc to continue at. */
 #include <math.h>
 
 #include "jit.h"
@@ -137,6 +138,15 @@ static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsign
 #undef VM_EXEC_INSTR
 #undef VM_EXEC_ORACLE
 
+/* With -Xjit=on: the plain loop, handing frames to compiled code where it can (JITENTER). */
+#define VM_EXEC_NAME vm_execute_jit
+#define VM_EXEC_INSTR 0
+#define VM_EXEC_JIT 1
+#include "vm_interp_body.h"
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_JIT
+
 /* The path oracle's loop (debug, vm_pathprof.h): instrumented, and it also reports every
  * instruction dispatched, every Lua frame entered and every exit. */
 #define VM_EXEC_NAME vm_execute_oracle
@@ -153,6 +163,8 @@ void vm_execute(State *S, CallInfo *ci) {
             vm_execute_oracle(S, ci);
         else
             vm_execute_instr(S, ci);
+    } else if (__builtin_expect(vm_jit_enabled, 0)) {
+        vm_execute_jit(S, ci);
     } else {
         vm_execute_plain(S, ci);
     }

@@ -1,12 +1,13 @@
-/* vm_interp_body.h: the body of the interpreter loop, included twice by vm_interp.c with
- * VM_EXEC_NAME (the function's name) and VM_EXEC_INSTR (0: plain, 1: instrumented) defined,
- * so the plain loop has no trace of instrumentation and both loops share one source.
+/* vm_interp_body.h: the body of the interpreter loop, included several times by vm_interp.c
+ * with VM_EXEC_NAME (the function's name) and VM_EXEC_INSTR (0: plain, 1: instrumented)
+ * defined, so the plain loop has no trace of instrumentation and all loops share one source.
  * Not a header of its own: no include guard, and it defines a function. */
 #ifndef VM_EXEC_NAME
 #error "vm_interp_body.h is included by vm_interp.c only"
 #endif
 /* VM_EXEC_ORACLE (with VM_EXEC_INSTR): also report every instruction dispatched, frame
- * entered and exit to the path oracle (vm_pathprof.h). */
+ * entered and exit to the path oracle (vm_pathprof.h). VM_EXEC_JIT (without it): hand
+ * frames to JIT-compiled code (JITENTER). Either may be left undefined (0). */
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -112,17 +113,16 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
             vm_poll_slow(S); \
         } \
     } while (0)
-/* JIT hand-over (jit/jit.h), plain loop only: run the frame's compiled code from pc if it
- * has an entry there, then continue interpreting at the pc it gives back (where it met an
- * instruction without a template or a failed type guard). [compile]: also compile the
- * function if nobody has yet (frame entry and returns into the frame; back edges only look). */
-#if !VM_EXEC_INSTR
+/* JIT hand-over (jit/jit.h), in the VM_EXEC_JIT copy only (so the plain loop pays nothing
+ * while the JIT is off): run the frame's compiled code from pc if it has an entry there,
+ * then continue interpreting at the pc it gives back (where it met an instruction without a
+ * template or a failed type guard). [compile]: also compile the function if nobody has yet
+ * (frame entry and returns into the frame; back edges only look). */
+#if VM_EXEC_JIT
 #define JITENTER(compile) \
     do { \
-        if (__builtin_expect(vm_jit_enabled, 0)) { \
-            pc = jit_handover(S, ci, cl->p, base, pc, (compile)); \
-            base = ci->func + 1; \
-        } \
+        pc = jit_handover(S, ci, cl->p, base, pc, (compile)); \
+        base = ci->func + 1; \
     } while (0)
 #else
 #define JITENTER(compile) ((void)0)

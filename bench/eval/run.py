@@ -118,7 +118,7 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                     if smp is not None:
                         e_all, n_all, _ = prof_error.error_rate(act, smp, rate)
                         # items a sample sees ~100 times or more (as bench/analyses.py)
-                        e_hot, n_hot, _ = prof_error.error_rate(act, smp, rate, 0.0, 100.0 / rate)
+                        e_hot, n_hot, _ = prof_error.error_rate(act, smp, rate, 100.0 / rate)
                         row.update(error_all=e_all, items_all=n_all, error_hot=e_hot, items_hot=n_hot)
                 if r["rc"] != 0:
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """prof_error.py: the sampling error of a profile (CAB paper, section 6.4).
 
-    prof_error.py EXHAUSTIVE.json SAMPLED.json [--rate R] [--analysis NAME] [--min-share F] [--min-count N]
+    prof_error.py EXHAUSTIVE.json SAMPLED.json [--rate R] [--analysis NAME] [--min-count N]
                   [--metric FIELD] [--value]
 
 Reads two JSON profiles of the same analysis (tandem -Xprofile.format=json; a file may
@@ -114,14 +114,12 @@ def items_of(doc, metric):
     return items
 
 
-def error_rate(actual, sampled, rate, min_share=0.0, min_count=0):
-    """(mean error, items counted, items missing from sampled). [min_share] > 0: only the
-    items that hold at least that fraction of the exhaustive profile's total count;
-    [min_count] > 0: only the items counted at least that many times exhaustively."""
+def error_rate(actual, sampled, rate, min_count=0):
+    """(mean error, items counted, items missing from sampled). [min_count] > 0: only the
+    items counted at least that many times exhaustively."""
     total, n, missing = 0.0, 0, 0
-    floor = max(min_share * sum(actual.values()), min_count)
     for k, a in actual.items():
-        if a <= 0 or a < floor:
+        if a <= 0 or a < min_count:
             continue
         s = sampled.get(k, 0)
         missing += k not in sampled
@@ -138,9 +136,6 @@ def main(argv=None):
     ap.add_argument("--analysis", help="which profile, when a file holds several")
     ap.add_argument("--metric", help="cachesim: accesses (default), l1_misses or l2_misses")
     ap.add_argument("--value", action="store_true", help="print the error rate alone")
-    ap.add_argument("--min-share", type=float, default=0.0,
-                    help="only items holding at least this fraction of the total (e.g. 0.001); "
-                         "default 0: every item, as the paper")
     ap.add_argument("--min-count", type=float, default=0,
                     help="only items counted at least this many times exhaustively (e.g. 100/rate: "
                          "items a sample sees about 100 times)")
@@ -153,7 +148,7 @@ def main(argv=None):
     rate = o.rate if o.rate is not None else sa.get("sample_rate", 1.0)
     if not (0 < rate <= 1):
         fail("the sampling rate must be in (0, 1], not %g" % rate)
-    err, n, missing = error_rate(items_of(ex, o.metric), items_of(sa, o.metric), rate, o.min_share, o.min_count)
+    err, n, missing = error_rate(items_of(ex, o.metric), items_of(sa, o.metric), rate, o.min_count)
     if o.value:
         print("%.6f" % err)
     else:

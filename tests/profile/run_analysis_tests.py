@@ -22,12 +22,13 @@
 import argparse
 import collections
 import concurrent.futures
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+from profutil import cab_total, json_docs, nothing_lost
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "programs")
@@ -84,28 +85,15 @@ def run(tandem, args, cwd=HERE, env=None, stdin=None, timeout=300):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
-def json_docs(text):
-    """The JSON documents of a report file, in order."""
-    dec = json.JSONDecoder()
-    docs, i = [], 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return docs
-        d, i = dec.raw_decode(text, i)
-        docs.append(d)
-
-
 def check_stats(name, err, required=True):
     """-Xstats of a concurrent exhaustive run: everything produced was consumed. [required]:
     False for programs that leave through os.exit, which prints no statistics."""
-    m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", err)
-    if m is None and not required:
+    t = cab_total(err)
+    if t is None and not required:
         return
-    if check(f"{name}: stats line", m is not None, err[-2000:]):
+    if check(f"{name}: stats line", t is not None, err[-2000:]):
         stats_checked[0] += 1
-        check(f"{name}: produced == consumed", m.group(1) == m.group(2) and m.group(3) == "0", m.group(0))
+        check(f"{name}: produced == consumed", nothing_lost(t), t["line"])
 
 
 def profile(tandem, prog, analyses, mode, fmt="json", env=None, cwd=HERE, extra=(), stdin=None,

@@ -31,15 +31,10 @@
                whole (exact counts) for methodcount, callgraph, calltree (and pathprof,
                cachesim are written), exit 1; known_forever.lua killed by SIGTERM: the profile
                is written and marked partial.
-
-Checks that fail because of a known bug (or an open question for the lead) are tagged
-[known: NAME] in their failure message; KNOWN_BUGS says what each one is. --skip-known
-leaves them out of the exit status.
 """
 import argparse
 import collections
 import concurrent.futures
-import json
 import os
 import re
 import shutil
@@ -48,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+
+from profutil import cab_total, json_docs, nothing_lost
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THREADS = os.path.join(HERE, "..", "threads")
@@ -58,24 +55,16 @@ SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
 BIG_RING = ["-Xcab.size=16m", "-Xcab.chunk=4k"]
 MODES = ("sequential", "concurrent", "small")
 
-# Bugs found by this script and not fixed yet: name -> what it is (checks tagged with the
-# name fail as "[known: NAME]"; --skip-known lets them pass). Empty: the three found when
-# it was written (a returned Lua frame taken for the caller of a call through pcall, sites
-# lost at burst boundaries at 100% sampling, an erroring run's profile not marked partial)
-# are fixed.
-KNOWN_BUGS = {}
-
 failures = []
 lock = threading.Lock()
 counts = collections.Counter()  # checks, profiled runs, concurrent runs with stats checked
 
 
-def check(name, cond, detail="", known=None):
+def check(name, cond, detail=""):
     with lock:
         counts["checks"] += 1
         if not cond:
-            tag = f"[known: {known}] " if known else ""
-            failures.append((known, f"{tag}{name}: {detail}"))
+            failures.append(f"{name}: {detail}")
     return cond
 
 
@@ -103,11 +92,10 @@ def bump(what):
 
 
 def check_stats(name, err):
-    m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", err)
-    if check(f"{name}: stats line", m is not None, err[-1500:]):
+    t = cab_total(err)
+    if check(f"{name}: stats line", t is not None, err[-1500:]):
         bump("stats")
-        check(f"{name}: produced == consumed, nothing dropped",
-              m.group(1) == m.group(2) and m.group(3) == "0" and int(m.group(1)) > 0, m.group(0))
+        check(f"{name}: produced == consumed, nothing dropped", nothing_lost(t) and t["produced"] > 0, t["line"])
 
 
 def profile(tandem, prog, analyses, mode, fmt="text", extra=(), args=(), cwd=HERE, expect_code=0):
@@ -134,18 +122,6 @@ def profile(tandem, prog, analyses, mode, fmt="text", extra=(), args=(), cwd=HER
         return so, rep, se
     finally:
         shutil.rmtree(d, ignore_errors=True)
-
-
-def json_docs(text):
-    dec = json.JSONDecoder()
-    docs, i = [], 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return docs
-        d, i = dec.raw_decode(text, i)
-        docs.append(d)
 
 
 def one_doc(name, text, analysis):
@@ -490,7 +466,7 @@ def callgraph_json(doc):
             for e in doc["edges"]}
 
 
-def test_callgraph(tandem, prog, mode, want, total, known=None):
+def test_callgraph(tandem, prog, mode, want, total):
     name = f"callgraph {prog} {mode}"
     if want is None:
         return
@@ -500,7 +476,7 @@ def test_callgraph(tandem, prog, mode, want, total, known=None):
     except (StopIteration, AttributeError, ValueError, AssertionError) as e:
         check(f"{name}: report parses", False, f"{e!r} {rep!r}")
         return
-    check(f"{name}: edges and sites", edges == want, f"\n got {edges}\nwant {want}", known)
+    check(f"{name}: edges and sites", edges == want, f"\n got {edges}\nwant {want}")
     check(f"{name}: total", tot == total, tot)
     so, rep, se = profile(tandem, prog, "callgraph", mode, fmt="json")
     d = one_doc(f"{name} json", rep, "callgraph")
@@ -559,7 +535,7 @@ def subtree_sums(tree):
     return s
 
 
-def test_calltree(tandem, prog, mode, want, known=None):
+def test_calltree(tandem, prog, mode, want):
     tree, pats = want
     name = f"calltree {prog} {mode}"
     so, rep, se = profile(tandem, prog, "calltree", mode)
@@ -569,14 +545,14 @@ def test_calltree(tandem, prog, mode, want, known=None):
         check(f"{name}: report parses", False, f"{e!r} {rep!r}")
         return
     got = trees.get(None)
-    check(f"{name}: contexts", list(trees) == [None] and got == tree, f"\n got {trees}\nwant {tree}", known)
-    check(f"{name}: header", header == (sum(calls_only(tree).values()), len(tree), 1), header, known)
+    check(f"{name}: contexts", list(trees) == [None] and got == tree, f"\n got {trees}\nwant {tree}")
+    check(f"{name}: header", header == (sum(calls_only(tree).values()), len(tree), 1), header)
     sums = subtree_sums(tree)
-    check(f"{name}: subtree column", {k[1]: v for k, v in subtree.items()} == dict(sums), subtree, known)
-    check(f"{name}: depth-two patterns", tpats == pats, f"\n got {tpats}\nwant {pats}", known)
+    check(f"{name}: subtree column", {k[1]: v for k, v in subtree.items()} == dict(sums), subtree)
+    check(f"{name}: depth-two patterns", tpats == pats, f"\n got {tpats}\nwant {pats}")
     m = re.search(r"depth-two subtree patterns: (\d+) distinct in (\d+) invocations", rep)
     check(f"{name}: patterns header", m and (int(m.group(1)), int(m.group(2))) == (len(pats), sum(pats.values())),
-          m and m.group(0), known)
+          m and m.group(0))
     # json and folded agree with the text
     so, rj, se = profile(tandem, prog, "calltree", mode, fmt="json")
     d = one_doc(f"{name} json", rj, "calltree")
@@ -799,9 +775,8 @@ def test_sampling_equal(tandem, prog, cwd=HERE):
         so, rep, se = profile(tandem, prog, an, "concurrent", fmt="json", cwd=cwd,
                               extra=["-Xcab.mode=sampling", "-Xsample.rate=100%", *BIG_RING])
         check(f"{name} {an}: == exhaustive", rep == ex[an] and rep, f"\n{rep[:1500]}\n--- vs ---\n{ex[an][:1500]}")
-        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", se)
-        check(f"{name} {an}: nothing dropped", m and m.group(1) == m.group(2) and m.group(3) == "0",
-              m.group(0) if m else se[-1000:])
+        t = cab_total(se)
+        check(f"{name} {an}: nothing dropped", nothing_lost(t), t["line"] if t else se[-1000:])
     so, rep, se = profile(tandem, prog, ",".join(SAMPLED), "concurrent", fmt="json", cwd=cwd,
                           extra=["-Xcab.mode=sampling", "-Xsample.rate=1", *BIG_RING])
     try:
@@ -1016,8 +991,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--skip-known", action="store_true",
-                    help="failures tagged [known: ...] (KNOWN_BUGS) do not fail the run")
     a = ap.parse_args()
     tandem = os.path.abspath(a.tandem)
 
@@ -1069,16 +1042,11 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         list(ex.map(guarded, tasks))
 
-    counted = [f for k, f in failures if not (a.skip_known and k)]
-    for k, f in failures:
+    for f in failures:
         print("FAIL", f)
-    known = sorted({k for k, _ in failures if k})
-    for k in known:
-        print(f"known bug {k}: {KNOWN_BUGS[k]}")
-    print(f"{'FAILED' if counted else 'ok'}: {counts['checks']} checks in {counts['runs']} profiled runs "
-          f"({counts['stats']} concurrent runs with produced == consumed); {len(failures)} failure(s)"
-          f"{f', {len(failures) - len(counted)} of them known and skipped' if a.skip_known and known else ''}")
-    return 1 if counted else 0
+    print(f"{'FAILED' if failures else 'ok'}: {counts['checks']} checks in {counts['runs']} profiled runs "
+          f"({counts['stats']} concurrent runs with produced == consumed); {len(failures)} failure(s)")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 
+from profutil import cab_total, nothing_lost
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
 
@@ -68,9 +70,8 @@ def main():
         reports[mode] = err
         # The same run with -Xstats: every event produced was consumed.
         code2, _, err2 = run(tandem, "-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
-        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", err2)
-        check(f"{mode}: produced == consumed", code2 == 0 and m and m.group(1) == m.group(2) and m.group(3) == "0",
-              m.group(0) if m else err2[-1000:])
+        t = cab_total(err2)
+        check(f"{mode}: produced == consumed", code2 == 0 and nothing_lost(t), t["line"] if t else err2[-1000:])
         try:
             counts, (total, nfun) = parse(err)
         except (StopIteration, AttributeError, KeyError, AssertionError) as e:
@@ -138,9 +139,8 @@ def main():
                 if seq is None:
                     seq = counts
                 check(f"{name} == sequential", counts == seq, f"{counts} vs {seq}")
-                m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+)", p.stderr)
-                check(f"{name}: produced == consumed", m and m.group(1) == m.group(2) and m.group(3) == "0",
-                      m.group(0) if m else p.stderr[-1000:])
+                t = cab_total(p.stderr)
+                check(f"{name}: produced == consumed", nothing_lost(t), t["line"] if t else p.stderr[-1000:])
 
     # The deadlock test: analyzers slowed on purpose so producers block on full rings all
     # the time, while other threads allocate and force collections. It must finish (the
@@ -153,13 +153,11 @@ def main():
         except subprocess.TimeoutExpired:
             check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
             continue
-        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+) chunks \d+ blocks (\d+)",
-                      p.stderr)
+        t = cab_total(p.stderr)
         check(f"deadlock {model}: finished", p.returncode == 0 and p.stdout == "done\t800400\n",
               f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
         check(f"deadlock {model}: nothing lost, producers blocked",
-              m and m.group(1) == m.group(2) and m.group(3) == "0" and int(m.group(4)) > 100,
-              m.group(0) if m else p.stderr[-1500:])
+              nothing_lost(t) and t["blocks"] > 100, t["line"] if t else p.stderr[-1500:])
         counts, _ = parse(p.stderr)
         check(f"deadlock {model}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
 
@@ -169,13 +167,12 @@ def main():
         p = subprocess.run([tandem, "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
                             f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua"],
                            cwd=HERE, capture_output=True, text=True, timeout=120)
-        m = re.search(r"\[stats\] cab total: produced (\d+) consumed (\d+) dropped (\d+) chunks \d+ blocks (\d+) "
-                      r"blocked [0-9.]+ ms waits outside safepoints (\d+)", p.stderr)
+        t = cab_total(p.stderr)
         check(f"mem_heavy {model}: ran", p.returncode == 0 and p.stdout == "371405597\n",
               f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
         check(f"mem_heavy {model}: ring full often, nothing lost, no wait outside a safepoint",
-              m and m.group(1) == m.group(2) and m.group(3) == "0" and int(m.group(4)) > 100 and m.group(5) == "0",
-              m.group(0) if m else p.stderr[-1500:])
+              nothing_lost(t) and t["blocks"] > 100 and t["waits_outside"] == 0,
+              t["line"] if t else p.stderr[-1500:])
 
     # Bad values: exit 2, a message naming the option and what is valid.
     bad = [
