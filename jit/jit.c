@@ -22,6 +22,7 @@
 
 #include "vm_bytecode.h"
 #include "vm_compile.h"
+#include "vm_do.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"
 #include "vm_thread.h"
@@ -110,6 +111,14 @@ static Op M(ZydisRegister base, int64_t disp, unsigned size) {
     o.mem.base = base;
     o.mem.displacement = disp;
     o.mem.size = (ZyanU16)size;
+    return o;
+}
+
+/* [base + index*scale + disp] */
+static Op MX(ZydisRegister base, ZydisRegister index, unsigned scale, int64_t disp, unsigned size) {
+    Op o = M(base, disp, size);
+    o.mem.index = index;
+    o.mem.scale = (ZyanU8)scale;
     return o;
 }
 
@@ -242,6 +251,8 @@ static void patch(Asm *a) {
 #define RDI ZYDIS_REGISTER_RDI
 #define RSI ZYDIS_REGISTER_RSI
 #define RDX ZYDIS_REGISTER_RDX
+#define R8 ZYDIS_REGISTER_R8
+#define R9 ZYDIS_REGISTER_R9
 #define EAX ZYDIS_REGISTER_EAX
 #define XMM0 ZYDIS_REGISTER_XMM0
 #define XMM1 ZYDIS_REGISTER_XMM1
@@ -258,6 +269,9 @@ typedef struct Comp {
     int exit0;         /* label of the exit stub of pc j: exit0 + j (placed only if used) */
     bool *exitused;
     int epilogue;      /* label: store rax in ci->savedpc, restore, return rax */
+    int sw;            /* label: switch to the frame S->ci and jump to rax (calls, returns) */
+    int resume;        /* label: give S->ci back to the interpreter at its savedpc */
+    int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
     int *backedge;     /* per back-edge target: out-of-line poll-then-jump label, or -1 (for
                           conditional branches that go backwards) */
@@ -424,6 +438,7 @@ static bool has_template(const Proto *p, int pc) {
     case OP_BAND: case OP_BOR: case OP_BXOR: case OP_UNM: case OP_NOT:
     case OP_JMP: case OP_LT: case OP_LE: case OP_EQ: case OP_EQI: case OP_LTI: case OP_LEI:
     case OP_GTI: case OP_GEI: case OP_TEST: case OP_TESTSET: case OP_FORPREP: case OP_FORLOOP:
+    case OP_CALL: case OP_RETURN: case OP_RETURN0: case OP_RETURN1:
         return true;
     case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_DIVK: case OP_BANDK: case OP_BORK:
     case OP_BXORK: {
@@ -445,6 +460,78 @@ static bool has_template(const Proto *p, int pc) {
     default:
         return false;
     }
+}
+
+/* ---- calls and returns between compiled frames ---------------------------------------- */
+
+/* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
+ * or an inline exit that hands the frame to the interpreter), compiling [p] first if nobody
+ * has; 1 if [p] cannot be compiled (the interpreter runs it). */
+static uintptr_t code_at(Proto *p, const Instr *pc) {
+    const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jit, __ATOMIC_ACQUIRE);
+    if (jc == NULL) jc = jit_compile(p);
+    if (jc->at == NULL) return 1;
+    return (uintptr_t)jc->at[pc - p->code];
+}
+
+/* OP_CALL from compiled code, ci->savedpc and S->top already set as the interpreter sets
+ * them. A Lua callee gets its frame exactly as in the interpreter's L_CALL (inline for fixed
+ * arity, vm_precall otherwise) and becomes S->ci; the result is where its code starts
+ * (code_at). A C function (or __call on one) runs here and gives 0. */
+static uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
+    CallInfo *nci;
+    if (ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
+        S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams) {
+        Proto *p = ra->u.lf->p;
+        nci = ci->next ? ci->next : vm_extend_ci(S);
+        for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
+        nci->func = ra;
+        nci->nresults = nresults;
+        nci->callstatus = 0;
+        nci->top = ra + 1 + p->maxstack;
+        nci->savedpc = p->code;
+        nci->nextra = 0;
+        S->top = nci->top;
+        S->ci = nci;
+    } else {
+        nci = vm_precall(S, ra, nresults);
+        if (nci == NULL) { /* a C function ran */
+            if (nresults >= 0) S->top = ci->top;
+            return 0;
+        }
+    }
+    return code_at(nci->func->u.lf->p, nci->savedpc);
+}
+
+/* OP_RETURN/RETURN0/RETURN1 from compiled code: R[a] .. R[a+n-1] are the results (n < 0:
+ * up to S->top), ci->savedpc is set. The interpreter's L_RETURN, then its 'ret': 0 when the
+ * frame was entered from C (the interpreter that handed over returns); else the caller
+ * becomes S->ci and the result is where it continues (code_at its savedpc). */
+static uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
+    Value *base = ci->func + 1;
+    if (n < 0) n = (int)(S->top - (base + a));
+    if ((S->openupval != NULL && S->openupval->v >= base) ||
+        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+        S->top = base + a + n;
+        vm_close(S, base, NULL); /* __close handlers may move the stack */
+        base = ci->func + 1;
+    }
+    Value *ra = base + a;
+    Proto *p = ci->func->u.lf->p;
+    Value *res = ci->func;
+    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+    int wanted = ci->nresults;
+    if (wanted == VM_MULTRET) wanted = n;
+    int j = 0;
+    for (; j < n && j < wanted; j++) res[j] = ra[j];
+    for (; j < wanted; j++) res[j].tt = VT_NIL;
+    S->top = res + wanted;
+    if (ci->callstatus & CIST_FRESH) return 0;
+    wanted = ci->nresults;
+    ci = ci->prev;
+    S->ci = ci;
+    if (wanted != VM_MULTRET) S->top = ci->top;
+    return code_at(ci->func->u.lf->p, ci->savedpc);
 }
 
 static void emit_exit_inline(Comp *c, int pc) {
@@ -872,6 +959,145 @@ static void emit_template(Comp *c, int pc) {
         poll_then_jump(c, pc + 1 + vm_sbx(i));
         break;
     }
+    case OP_CALL: {
+        /* jit_call sets the callee's frame up (or runs a C function) and says where to go:
+         * 0: a C function ran, carry on here; 1: the interpreter continues S->ci; else the
+         * address of the callee's code, entered with the frame switched to S->ci. No native
+         * frame is pushed for a Lua call: compiled frames all run on the one native frame of
+         * the hand-over, as interpreted ones run in one C frame of the interpreter. */
+        int b = (int)vm_b(i), cont = new_label(a), slow = new_label(a);
+        if (b != 0) {
+            /* Inline, as most calls go: a Lua function of exactly b - 1 fixed parameters,
+             * already compiled, room on the stack and a CallInfo record to reuse. The guards
+             * come first and write nothing; then the frame is set up as L_CALL sets it and
+             * its code entered. Anything else: jit_call. */
+            int nargs = b - 1;
+            INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));                 /* ra */
+            INS2(a, CMP, M(RDX, offsetof(Value, tt), 4), I(VT_LFUNC));
+            JMP(a, JNZ, slow);
+            INS2(a, MOV, R(R8), M(RDX, 0, 8));                                    /* closure */
+            INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));                /* proto */
+            INS2(a, CMP, M(RSI, offsetof(Proto, is_vararg), 1), I(0));
+            JMP(a, JNZ, slow);
+            INS2(a, CMP, M(RSI, offsetof(Proto, numparams), 1), I(nargs));
+            JMP(a, JNZ, slow);
+            INS2(a, MOVZX, R(EAX), M(RSI, offsetof(Proto, maxstack), 2));
+            INS2(a, SHL, R(RAX), I(4));
+            INS2(a, LEA, R(RAX), MX(RDX, RAX, 1, 16, 8));                         /* its top */
+            INS2(a, LEA, R(RCX), M(RAX, 32 * (int64_t)nargs, 8));                 /* L_CALL's room */
+            INS2(a, CMP, R(RCX), M(RS, offsetof(State, stack_last), 8));
+            JMP(a, JNB, slow);
+            INS2(a, MOV, R(RCX), M(RSI, offsetof(Proto, jit), 8));
+            INS2(a, TEST, R(RCX), R(RCX));
+            JMP(a, JZ, slow);
+            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, at), 8));
+            INS2(a, TEST, R(RCX), R(RCX));
+            JMP(a, JZ, slow);
+            INS2(a, MOV, R(RCX), M(RCX, 0, 8));                                   /* at[0] */
+            INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, next), 8));
+            INS2(a, TEST, R(RDI), R(RDI));
+            JMP(a, JZ, slow);
+            load_imm64(c, R9, (uint64_t)(uintptr_t)(p->code + pc + 1));
+            INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(R9));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, func), 8), R(RDX));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, nresults), 4), I((int64_t)vm_c(i) - 1));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, callstatus), 2), I(0));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, top), 8), R(RAX));
+            INS2(a, MOV, R(R9), M(RSI, offsetof(Proto, code), 8));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, savedpc), 8), R(R9));
+            INS2(a, MOV, M(RDI, offsetof(CallInfo, nextra), 4), I(0));
+            INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+            INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
+            INS2(a, MOV, R(RCI), R(RDI));
+            INS2(a, LEA, R(RBASE), M(RDX, 16, 8));
+            INS2(a, MOV, R(RCL), R(R8));
+            INS1(a, JMP, R(RCX));
+        }
+        bind(a, slow);
+        if (b != 0) {
+            INS2(a, LEA, R(RAX), M(RBASE, 16 * (int64_t)(ra + b), 8));
+            INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+        }
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, MOV, R(RSI), R(RCI));
+        INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I((int64_t)vm_c(i) - 1));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_call);
+        INS1(a, CALL, R(RAX));
+        INS2(a, CMP, R(RAX), I(1));
+        JMP(a, JB, cont);
+        JMP(a, JZ, c->resume);
+        JMP(a, JMP, c->sw);
+        bind(a, cont);
+        reload_base(c);
+        break;
+    }
+    case OP_RETURN: case OP_RETURN0: case OP_RETURN1: {
+        /* jit_return does the interpreter's return and says where to go: 0: the frame was
+         * CIST_FRESH (back to C through the interpreter); 1: the interpreter continues the
+         * caller; else the caller's compiled code at its savedpc. */
+        int n = vm_op(i) == OP_RETURN0 ? 0 : vm_op(i) == OP_RETURN1 ? 1 : (int)vm_b(i) - 1;
+        int slow = new_label(a);
+        if (vm_op(i) != OP_RETURN && !p->is_vararg) {
+            /* Inline, as most returns go: nothing to close, not entered from C, the caller
+             * wants exactly the results given and has compiled code. Guards first; then the
+             * result is moved, the caller becomes S->ci and its code goes on at its savedpc. */
+            int noup = new_label(a);
+            INS2(a, MOV, R(RAX), M(RS, offsetof(State, openupval), 8));
+            INS2(a, TEST, R(RAX), R(RAX));
+            JMP(a, JZ, noup);
+            INS2(a, CMP, M(RAX, offsetof(UpVal, v), 8), R(RBASE));
+            JMP(a, JNB, slow);
+            bind(a, noup);
+            INS2(a, CMP, M(RS, offsetof(State, ntbc), 4), I(0));
+            JMP(a, JNZ, slow);
+            INS2(a, TEST, M(RCI, offsetof(CallInfo, callstatus), 2), I(CIST_FRESH));
+            JMP(a, JNZ, slow);
+            INS2(a, CMP, M(RCI, offsetof(CallInfo, nresults), 4), I(n));
+            JMP(a, JNZ, slow);
+            INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, prev), 8));            /* caller */
+            INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+            INS2(a, MOV, R(R8), M(RAX, 0, 8));                                    /* its closure */
+            INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));
+            INS2(a, MOV, R(RCX), M(RSI, offsetof(Proto, jit), 8));
+            INS2(a, TEST, R(RCX), R(RCX));
+            JMP(a, JZ, slow);
+            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, at), 8));
+            INS2(a, TEST, R(RCX), R(RCX));
+            JMP(a, JZ, slow);
+            INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
+            INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
+            INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+            if (n == 1) {
+                INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
+                INS2(a, MOV, R(RDX), M(RCI, offsetof(CallInfo, func), 8));
+                INS2(a, MOVDQA, M(RDX, 0, 16), R(XMM0));
+            }
+            INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
+            INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, top), 8));
+            INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RDX));
+            INS2(a, MOV, R(RCI), R(RDI));
+            INS2(a, LEA, R(RBASE), M(RAX, 16, 8));
+            INS2(a, MOV, R(RCL), R(R8));
+            INS1(a, JMP, R(RCX));
+        }
+        bind(a, slow);
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, MOV, R(RSI), R(RCI));
+        INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(ra));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(n));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_return);
+        INS1(a, CALL, R(RAX));
+        INS2(a, CMP, R(RAX), I(1));
+        JMP(a, JB, c->fresh);
+        JMP(a, JZ, c->resume);
+        JMP(a, JMP, c->sw);
+        break;
+    }
     default:
         emit_exit_inline(c, pc);
         break;
@@ -929,16 +1155,20 @@ static JitCode *compile_locked(Proto *p) {
     c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
     c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
     const void **entry = calloc((size_t)c.n, sizeof *entry);
+    const void **at = calloc((size_t)c.n, sizeof *at);
     bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
     int *run = calloc((size_t)c.n + 1, sizeof *run);
     bool *loophead = calloc((size_t)c.n, sizeof *loophead);
-    if (!c.exitused || !c.pollslow || !c.backedge || !entry || !tmpl || !run || !loophead) goto fail;
+    if (!c.exitused || !c.pollslow || !c.backedge || !entry || !at || !tmpl || !run || !loophead) goto fail;
     for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
     Asm *a = &c.a;
     for (int pc = 0; pc < c.n; pc++) new_label(a);               /* labels 0 .. n-1: templates */
     c.exit0 = a->nlabel;
     for (int pc = 0; pc < c.n; pc++) new_label(a);               /* n .. 2n-1: exit stubs */
     c.epilogue = new_label(a);
+    c.sw = new_label(a);
+    c.resume = new_label(a);
+    c.fresh = new_label(a);
     if (a->failed) goto fail;
 
     /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
@@ -976,7 +1206,7 @@ static JitCode *compile_locked(Proto *p) {
 
     for (int pc = 0; pc < c.n; pc++) {
         bind(a, L(&c, pc));
-        if (pc == 0 && tmpl[0]) {
+        if (pc == 0) {
             /* function entry safepoint (jit/README.md: the same poll as the interpreter's) */
             int go = new_label(a);
             load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
@@ -1018,6 +1248,27 @@ static JitCode *compile_locked(Proto *p) {
         reload_base(&c);
         JMP(a, JMP, L(&c, pc));
     }
+    /* Calls and returns: switch to the frame S->ci (ci, base, closure) and jump to rax. */
+    bind(a, c.sw);
+    INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
+    INS2(a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
+    INS2(a, MOV, R(RCL), M(RBASE, 0, 8)); /* func->u.lf */
+    INS2(a, ADD, R(RBASE), I(16));
+    INS1(a, JMP, R(RAX));
+    /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
+    bind(a, c.resume);
+    INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
+    INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, savedpc), 8));
+    JMP(a, JMP, c.epilogue);
+    /* A CIST_FRESH frame returned: give NULL back without touching its savedpc. */
+    bind(a, c.fresh);
+    INS2(a, XOR, R(EAX), R(EAX));
+    INS1(a, POP, R(RCL));
+    INS1(a, POP, R(RS));
+    INS1(a, POP, R(RCI));
+    INS1(a, POP, R(RBASE));
+    INS1(a, POP, R(ZYDIS_REGISTER_RBP));
+    INS0(a, RET);
     bind(a, c.epilogue);
     INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
     INS1(a, POP, R(RCL));
@@ -1039,8 +1290,10 @@ static JitCode *compile_locked(Proto *p) {
     }
     for (int pc = 0; pc < c.n; pc++)
         if (tmpl[pc] && (run[pc] >= MINRUN || loophead[pc])) entry[pc] = mem + a->label[pc];
+    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc];
     jc->enter = (JitEnterFn)(void *)mem;
     jc->entry = entry;
+    jc->at = at;
     jc->mem = mem;
     jc->memsize = mapped;
     jc->codesize = a->len;
@@ -1060,8 +1313,10 @@ static JitCode *compile_locked(Proto *p) {
         }
     }
     entry = NULL;
+    at = NULL;
 fail:
     free(entry);
+    free(at);
     free(c.exitused);
     free(c.pollslow);
     free(c.backedge);

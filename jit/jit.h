@@ -16,7 +16,10 @@
 /* Compiled code of one Proto. Entered only through [enter]: it saves the callee-saved
  * registers, loads the register convention (jit/README.md) and jumps to [target], one of
  * the entry[] addresses; it returns the pc (an address in p->code) at which the interpreter
- * continues, which it has also stored in ci->savedpc. */
+ * continues, which it has also stored in ci->savedpc. Compiled calls and returns switch frames
+ * without returning (jit/README.md), so the frame to continue is S->ci, which need not be
+ * [ci] any more; NULL means S->ci was entered from C (CIST_FRESH) and has returned: its
+ * results are in place and the interpreter returns to C as from its own 'ret'. */
 typedef const Instr *(*JitEnterFn)(State *S, CallInfo *ci, Value *base, const void *target);
 
 typedef struct JitCode {
@@ -24,6 +27,10 @@ typedef struct JitCode {
     const void **entry;     /* per pc: where compiled code may be entered, or NULL (no template
                                there, or too short a compiled run to pay for the hand-over);
                                NULL altogether when the function could not be compiled */
+    const void **at;        /* per pc: the code of that instruction (its template, or an inline
+                               exit handing the frame to the interpreter there); where compiled
+                               calls enter a callee (at its savedpc, pc 0 but for varargs) and
+                               compiled returns continue their caller. NULL with entry */
     void *mem;              /* the code (read + execute) */
     size_t memsize;         /* bytes mapped */
     size_t codesize;        /* bytes used */

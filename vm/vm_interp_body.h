@@ -119,9 +119,21 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * template or a failed type guard). [compile]: also compile the function if nobody has yet
  * (frame entry and returns into the frame; back edges only look). */
 #if VM_EXEC_JIT
+/* Compiled code may have called and returned through other frames (jit.h): carry on with
+ * S->ci, or return to C if the frame entered from C has returned. */
 #define JITENTER(compile) \
     do { \
-        pc = jit_handover(S, ci, cl->p, base, pc, (compile)); \
+        const Instr *jpc_ = jit_handover(S, ci, cl->p, base, pc, (compile)); \
+        if (jpc_ != pc) { \
+            ci = S->ci; \
+            if (jpc_ == NULL) { \
+                S->ci = ci->prev; \
+                return; \
+            } \
+            cl = ci->func->u.lf; \
+            k = cl->p->k; \
+            pc = jpc_; \
+        } \
         base = ci->func + 1; \
     } while (0)
 #else

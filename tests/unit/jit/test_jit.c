@@ -79,10 +79,11 @@ static Proto *compile_nested(const char *src) {
 
 static void test_templates_and_entries(void **state) {
     (void)state;
-    /* A loop of templated instructions with a call (no template) before it: the function
-     * compiles, the loop head is an entry, the CALL is not. */
+    /* A loop of templated instructions with a concatenation (no template) before it: the
+     * function compiles, the loop head is an entry, the CONCAT is not; every instruction has
+     * code (its template or an exit) for compiled calls and returns to continue at. */
     Proto *p = compile_nested("local function f(n)\n"
-                              "  local t = tostring(n)\n"
+                              "  local t = n .. 'x'\n"
                               "  local s = 0\n"
                               "  for i = 1, n do s = s + i * 2 end\n"
                               "  return s\n"
@@ -99,11 +100,12 @@ static void test_templates_and_entries(void **state) {
             forloop = pc;
             body = pc + 1 + vm_sbx(p->code[pc]);
         }
-        if (op == OP_CALL) call = pc;
+        if (op == OP_CONCAT) call = pc;
     }
     assert_true(forloop > 0 && call >= 0);
     assert_non_null(jc->entry[body]); /* the loop head */
     assert_null(jc->entry[call]);
+    for (int pc = 0; pc < p->ncode; pc++) assert_non_null(jc->at[pc]);
     assert_true(jc->ntemplated >= 6);
     assert_true(jc->codesize > 0 && jc->codesize <= jc->memsize);
     char perms[5];
