@@ -266,12 +266,16 @@ typedef struct Comp {
     Asm a;
     Proto *p;
     int n;             /* p->ncode */
-    int exit0;         /* label of the exit stub of pc j: exit0 + j (placed only if used) */
+    int exit0;         /* label of the out-of-line step of pc j, where its template's guards
+                          go: exit0 + j (placed only if used) */
     bool *exitused;
     int epilogue;      /* label: store rax in ci->savedpc, restore, return rax */
     int sw;            /* label: switch to the frame S->ci and jump to rax (calls, returns) */
     int resume;        /* label: give S->ci back to the interpreter at its savedpc */
     int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
+    int dispatch;      /* label: poll, then jump to the code of the pc in rax (after a step) */
+    const void **at;   /* JitCode.at being built: filled once the code is placed */
+    bool *tmpl;        /* per pc: has a template (else it is stepped), for -Xdump=jit */
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
     int *backedge;     /* per back-edge target: out-of-line poll-then-jump label, or -1 (for
                           conditional branches that go backwards) */
@@ -438,7 +442,7 @@ static bool has_template(const Proto *p, int pc) {
     case OP_BAND: case OP_BOR: case OP_BXOR: case OP_UNM: case OP_NOT:
     case OP_JMP: case OP_LT: case OP_LE: case OP_EQ: case OP_EQI: case OP_LTI: case OP_LEI:
     case OP_GTI: case OP_GEI: case OP_TEST: case OP_TESTSET: case OP_FORPREP: case OP_FORLOOP:
-    case OP_CALL: case OP_RETURN: case OP_RETURN0: case OP_RETURN1:
+    case OP_CALL: case OP_TAILCALL: case OP_RETURN: case OP_RETURN0: case OP_RETURN1:
         return true;
     case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_DIVK: case OP_BANDK: case OP_BORK:
     case OP_BXORK: {
@@ -534,9 +538,57 @@ static uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
     return code_at(ci->func->u.lf->p, ci->savedpc);
 }
 
-static void emit_exit_inline(Comp *c, int pc) {
+/* OP_TAILCALL from compiled code (ci->savedpc set): the interpreter's L_TAILCALL. The callee
+ * replaces the frame: a Lua one becomes S->ci and the result is its code; a C function runs
+ * and its results are returned as by jit_return. */
+static uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b) {
+    Value *base = ci->func + 1, *ra = base + a;
+    if (b != 0)
+        S->top = ra + b;
+    else
+        b = (int)(S->top - ra);
+    if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
+    CallInfo *nci = vm_pretailcall(S, ci, ra, b);
+    if (nci == NULL) return jit_return(S, ci, a, (int)(S->top - (ci->func + 1 + a)));
+    return code_at(nci->func->u.lf->p, nci->savedpc);
+}
+
+/* Instructions after which the interpreter always goes on with the next one (so a step of
+ * them falls through to the next template); every other one may jump or skip. */
+static bool falls_through(OpCode op) {
+    switch (op) {
+    case OP_MOVE: case OP_LOADK: case OP_LOADI: case OP_LOADF: case OP_LOADNIL: case OP_LOADFALSE:
+    case OP_LOADTRUE: case OP_GETUPVAL: case OP_SETUPVAL: case OP_GETTABUP: case OP_GETTABLE:
+    case OP_GETI: case OP_GETFIELD: case OP_SETTABUP: case OP_SETTABLE: case OP_SETI: case OP_SETFIELD:
+    case OP_NEWTABLE: case OP_SELF: case OP_ADDI: case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_MODK:
+    case OP_POWK: case OP_DIVK: case OP_IDIVK: case OP_BANDK: case OP_BORK: case OP_BXORK: case OP_ADD:
+    case OP_SUB: case OP_MUL: case OP_MOD: case OP_POW: case OP_DIV: case OP_IDIV: case OP_BAND:
+    case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR: case OP_UNM: case OP_BNOT: case OP_NOT:
+    case OP_LEN: case OP_CONCAT: case OP_CLOSE: case OP_TBC: case OP_CLOSURE: case OP_VARARG:
+    case OP_TFORCALL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The instruction at [pc] run by the interpreter (vm_jit_step), for instructions without a
+ * template and templates whose guards failed: errors, metamethods, coercions and messages
+ * are the interpreter's, and compiled code goes on at the pc it leaves in savedpc. No
+ * call, tail call or return is ever stepped: they have templates that never fail. */
+static void emit_step(Comp *c, int pc, bool inline_next) {
+    Asm *a = &c->a;
     load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc));
-    JMP(&c->a, JMP, c->epilogue);
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(RSI), R(RCI));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_jit_step);
+    INS1(a, CALL, R(RAX));
+    reload_base(c);
+    if (!falls_through((OpCode)vm_op(c->p->code[pc])))
+        JMP(a, JMP, c->dispatch);
+    else if (!inline_next)
+        JMP(a, JMP, L(c, pc + 1));
 }
 
 /* The template of the instruction at [pc] (has_template says it has one). Float ordered
@@ -1034,6 +1086,22 @@ static void emit_template(Comp *c, int pc) {
         reload_base(c);
         break;
     }
+    case OP_TAILCALL: {
+        /* jit_tailcall: the interpreter's L_TAILCALL; then as after a return */
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, MOV, R(RSI), R(RCI));
+        INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(ra));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(vm_b(i)));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_tailcall);
+        INS1(a, CALL, R(RAX));
+        INS2(a, CMP, R(RAX), I(1));
+        JMP(a, JB, c->fresh);
+        JMP(a, JZ, c->resume);
+        JMP(a, JMP, c->sw);
+        break;
+    }
     case OP_RETURN: case OP_RETURN0: case OP_RETURN1: {
         /* jit_return does the interpreter's return and says where to go: 0: the frame was
          * CIST_FRESH (back to C through the interpreter); 1: the interpreter continues the
@@ -1099,18 +1167,13 @@ static void emit_template(Comp *c, int pc) {
         break;
     }
     default:
-        emit_exit_inline(c, pc);
+        emit_step(c, pc, true);
         break;
     }
 }
 
-/* Only enter compiled code where it runs long enough to pay for the hand-over (about ten
- * instructions each way): at a run of at least MINRUN templated instructions, or at a loop
- * head whose loop is compiled. */
-#define MINRUN 4
-
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
-static JitCode jit_failed; /* entry == NULL: interpret this function */
+static JitCode jit_failed; /* at == NULL: interpret this function */
 static FILE *perfmap;
 
 static void function_name(const Proto *p, char *buf, size_t n) {
@@ -1136,10 +1199,10 @@ static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
     for (int pc = 0; pc < c->n; pc++) {
         vm_bytecode_list_instr(stderr, p, pc);
         long from = c->a.label[pc], to = pc + 1 < c->n ? c->a.label[pc + 1] : (long)c->templates_end;
-        if (jc->entry[pc]) fprintf(stderr, "      ; entry: the interpreter may hand over here\n");
+        if (!c->tmpl[pc]) fprintf(stderr, "      ; step: no template, the interpreter runs it (vm_jit_step)\n");
         jit_disasm(stderr, code + from, (size_t)(to - from), "      ");
     }
-    fprintf(stderr, "  out of line: exits (guard failures), back-edge polls, epilogue\n");
+    fprintf(stderr, "  out of line: steps where guards fail, back-edge polls, frame switches, epilogue\n");
     jit_disasm(stderr, code + c->templates_end, c->a.len - c->templates_end, "      ");
     fflush(stderr);
 }
@@ -1154,12 +1217,11 @@ static JitCode *compile_locked(Proto *p) {
     c.exitused = calloc((size_t)c.n, sizeof *c.exitused);
     c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
     c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
-    const void **entry = calloc((size_t)c.n, sizeof *entry);
     const void **at = calloc((size_t)c.n, sizeof *at);
     bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
-    int *run = calloc((size_t)c.n + 1, sizeof *run);
-    bool *loophead = calloc((size_t)c.n, sizeof *loophead);
-    if (!c.exitused || !c.pollslow || !c.backedge || !entry || !at || !tmpl || !run || !loophead) goto fail;
+    if (!c.exitused || !c.pollslow || !c.backedge || !at || !tmpl) goto fail;
+    c.at = at;
+    c.tmpl = tmpl;
     for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
     Asm *a = &c.a;
     for (int pc = 0; pc < c.n; pc++) new_label(a);               /* labels 0 .. n-1: templates */
@@ -1169,6 +1231,7 @@ static JitCode *compile_locked(Proto *p) {
     c.sw = new_label(a);
     c.resume = new_label(a);
     c.fresh = new_label(a);
+    c.dispatch = new_label(a);
     if (a->failed) goto fail;
 
     /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
@@ -1180,15 +1243,6 @@ static JitCode *compile_locked(Proto *p) {
         tmpl[pc] = t;
         ntemplated += t;
     }
-    /* Loop heads whose back edge is compiled (a FORLOOP or backward JMP with a template). */
-    for (int pc = 0; pc < c.n; pc++) {
-        Instr i = p->code[pc];
-        if (!tmpl[pc]) continue;
-        if ((vm_op(i) == OP_FORLOOP || vm_op(i) == OP_JMP) && vm_sbx(i) < 0) loophead[pc + 1 + vm_sbx(i)] = true;
-        if (vm_op(i) >= OP_EQ && vm_op(i) <= OP_TESTSET && vm_sbx(p->code[pc + 1]) < -1)
-            loophead[pc + 2 + vm_sbx(p->code[pc + 1])] = true;
-    }
-    for (int pc = c.n - 1; pc >= 0; pc--) run[pc] = tmpl[pc] ? run[pc + 1] + 1 : 0;
 
     /* Prologue (enter): rdi = S, rsi = ci, rdx = base, rcx = target. Five pushes after the
      * return address leave rsp 16-byte aligned for calls to C. */
@@ -1223,14 +1277,14 @@ static JitCode *compile_locked(Proto *p) {
         if (tmpl[pc])
             emit_template(&c, pc);
         else
-            emit_exit_inline(&c, pc);
+            emit_step(&c, pc, true);
     }
     /* Out of line: exit stubs (guard failures), back-edge polls, the epilogue. */
     c.templates_end = a->len;
     for (int pc = 0; pc < c.n; pc++) {
         if (!c.exitused[pc]) continue;
         bind(a, c.exit0 + pc);
-        emit_exit_inline(&c, pc);
+        emit_step(&c, pc, false);
     }
     for (int pc = 0; pc < c.n; pc++) {
         if (c.backedge[pc] < 0) continue;
@@ -1247,6 +1301,27 @@ static JitCode *compile_locked(Proto *p) {
         INS1(a, CALL, R(RAX));
         reload_base(&c);
         JMP(a, JMP, L(&c, pc));
+    }
+    /* After a step that may jump (a test, a generic for, a float loop): poll, since the jump
+     * may be a back edge, then go on at the pc in rax through the table of code addresses. */
+    {
+        int go = new_label(a), slow = new_label(a);
+        bind(a, c.dispatch);
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)&vm_poll_word);
+        INS2(a, CMP, M(RCX, 0, 4), I(0));
+        JMP(a, JNZ, slow);
+        bind(a, go);
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)p->code);
+        INS2(a, SUB, R(RAX), R(RCX));
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)at);
+        INS1(a, JMP, MX(RCX, RAX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+        bind(a, slow);
+        INS2(a, MOV, R(RDI), R(RS));
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+        INS1(a, CALL, R(RAX));
+        reload_base(&c);
+        INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, savedpc), 8));
+        JMP(a, JMP, go);
     }
     /* Calls and returns: switch to the frame S->ci (ci, base, closure) and jump to rax. */
     bind(a, c.sw);
@@ -1288,11 +1363,8 @@ static JitCode *compile_locked(Proto *p) {
         munmap(mem, mapped);
         goto fail;
     }
-    for (int pc = 0; pc < c.n; pc++)
-        if (tmpl[pc] && (run[pc] >= MINRUN || loophead[pc])) entry[pc] = mem + a->label[pc];
-    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc];
+    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc]; /* before jc is published */
     jc->enter = (JitEnterFn)(void *)mem;
-    jc->entry = entry;
     jc->at = at;
     jc->mem = mem;
     jc->memsize = mapped;
@@ -1312,17 +1384,13 @@ static JitCode *compile_locked(Proto *p) {
             fflush(perfmap);
         }
     }
-    entry = NULL;
     at = NULL;
 fail:
-    free(entry);
     free(at);
     free(c.exitused);
     free(c.pollslow);
     free(c.backedge);
     free(tmpl);
-    free(run);
-    free(loophead);
     if (jc == NULL && jit_opts.dump) {
         char name[160];
         function_name(p, name, sizeof name);

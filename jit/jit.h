@@ -15,22 +15,21 @@
 
 /* Compiled code of one Proto. Entered only through [enter]: it saves the callee-saved
  * registers, loads the register convention (jit/README.md) and jumps to [target], one of
- * the entry[] addresses; it returns the pc (an address in p->code) at which the interpreter
- * continues, which it has also stored in ci->savedpc. Compiled calls and returns switch frames
- * without returning (jit/README.md), so the frame to continue is S->ci, which need not be
- * [ci] any more; NULL means S->ci was entered from C (CIST_FRESH) and has returned: its
- * results are in place and the interpreter returns to C as from its own 'ret'. */
+ * the at[] addresses. It returns when the frame to continue, S->ci, needs the interpreter:
+ * with the pc (an address in that frame's code, also stored in its savedpc) at which the
+ * interpreter continues, or NULL when the frame entered from C (CIST_FRESH) has returned, its
+ * results in place, and the interpreter returns to C as from its own 'ret'. Compiled calls
+ * and returns switch frames without returning (jit/README.md), so S->ci need not be the frame
+ * that was entered. */
 typedef const Instr *(*JitEnterFn)(State *S, CallInfo *ci, Value *base, const void *target);
 
 typedef struct JitCode {
     JitEnterFn enter;
-    const void **entry;     /* per pc: where compiled code may be entered, or NULL (no template
-                               there, or too short a compiled run to pay for the hand-over);
-                               NULL altogether when the function could not be compiled */
-    const void **at;        /* per pc: the code of that instruction (its template, or an inline
-                               exit handing the frame to the interpreter there); where compiled
-                               calls enter a callee (at its savedpc, pc 0 but for varargs) and
-                               compiled returns continue their caller. NULL with entry */
+    const void **at;        /* per pc: the code of that instruction (its template, or a step
+                               through the interpreter, vm_jit_step), where the interpreter hands
+                               a frame over, compiled calls enter a callee and compiled returns
+                               continue their caller; NULL when the function could not be
+                               compiled */
     void *mem;              /* the code (read + execute) */
     size_t memsize;         /* bytes mapped */
     size_t codesize;        /* bytes used */
@@ -52,7 +51,7 @@ void jit_configure(const JitOptions *o);
 
 /* The compiled code of [p], compiling it first if no thread has (under a lock; the result
  * is published with a release store in p->jit). Never NULL: a function that cannot be
- * compiled gets a JitCode with entry == NULL and stays interpreted. */
+ * compiled gets a JitCode with at == NULL and stays interpreted. */
 const JitCode *jit_compile(Proto *p);
 
 /* Code memory (W^X): [n] bytes of [code] copied into fresh pages mapped read + write, which
@@ -64,8 +63,8 @@ void *jit_mem_publish(const void *code, size_t n, size_t *mapped);
  * each prefixed by [indent]. */
 void jit_disasm(FILE *out, const void *code, size_t n, const char *indent);
 
-/* The interpreter's hook (vm_interp_body.h, vm_execute_jit only): if [p] has compiled code with
- * an entry at [pc], run it and return the pc to continue interpreting at; else return [pc].
+/* The interpreter's hook (vm_interp_body.h, vm_execute_jit only): if [p] has compiled code,
+ * run the frame [ci] in it from [pc] and return what [enter] returns; else return [pc].
  * [compile]: this is the frame's entry or a return into it, where a function not compiled
  * yet is compiled (back edges only look: the function was compiled when its frame was
  * entered, or it could not be). */
@@ -76,10 +75,8 @@ static inline const Instr *jit_handover(State *S, CallInfo *ci, Proto *p, Value 
         if (!compile) return pc;
         jc = jit_compile(p);
     }
-    if (jc->entry == NULL) return pc;
-    const void *target = jc->entry[pc - p->code];
-    if (target == NULL) return pc;
-    return jc->enter(S, ci, base, target);
+    if (jc->at == NULL) return pc;
+    return jc->enter(S, ci, base, jc->at[pc - p->code]);
 }
 
 #endif

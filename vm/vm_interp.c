@@ -147,6 +147,21 @@ static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsign
 #undef VM_EXEC_INSTR
 #undef VM_EXEC_JIT
 
+/* One instruction for compiled code (vm_jit_step): the plain loop's handlers, returning
+ * after the instruction instead of dispatching the next. */
+#define VM_EXEC_NAME vm_execute_step
+#define VM_EXEC_INSTR 0
+#define VM_EXEC_STEP 1
+#include "vm_interp_body.h"
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_STEP
+
+const Instr *vm_jit_step(State *S, CallInfo *ci) {
+    vm_execute_step(S, ci);
+    return ci->savedpc;
+}
+
 /* The path oracle's loop (debug, vm_pathprof.h): instrumented, and it also reports every
  * instruction dispatched, every Lua frame entered and every exit. */
 #define VM_EXEC_NAME vm_execute_oracle

@@ -7,7 +7,8 @@
 #endif
 /* VM_EXEC_ORACLE (with VM_EXEC_INSTR): also report every instruction dispatched, frame
  * entered and exit to the path oracle (vm_pathprof.h). VM_EXEC_JIT (without it): hand
- * frames to JIT-compiled code (JITENTER). Either may be left undefined (0). */
+ * frames to JIT-compiled code (JITENTER). VM_EXEC_STEP (without either): run the one
+ * instruction at ci->savedpc and return (vm_jit_step). Each may be left undefined (0). */
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -32,7 +33,16 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define KB() (k + vm_b(i))
 #define KC() (k + vm_c(i))
 #define RKC() (vm_k(i) ? k + vm_c(i) : base + vm_c(i))
-#if VM_EXEC_ORACLE
+#if VM_EXEC_STEP
+/* The step copy (vm_jit_step) runs one instruction: the next one is not dispatched but
+ * left in ci->savedpc for the compiled code that asked. */
+#define NEXT() \
+    do { \
+        ci->savedpc = pc; \
+        return; \
+    } while (0)
+#define ORACLE_AT(ipc) ((void)0)
+#elif VM_EXEC_ORACLE
 #define NEXT() \
     do { \
         i = *pc++; \
@@ -124,16 +134,14 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define JITENTER(compile) \
     do { \
         const Instr *jpc_ = jit_handover(S, ci, cl->p, base, pc, (compile)); \
-        if (jpc_ != pc) { \
-            ci = S->ci; \
-            if (jpc_ == NULL) { \
-                S->ci = ci->prev; \
-                return; \
-            } \
-            cl = ci->func->u.lf; \
-            k = cl->p->k; \
-            pc = jpc_; \
+        ci = S->ci; \
+        if (jpc_ == NULL) { \
+            S->ci = ci->prev; \
+            return; \
         } \
+        cl = ci->func->u.lf; \
+        k = cl->p->k; \
+        pc = jpc_; \
         base = ci->func + 1; \
     } while (0)
 #else
@@ -152,6 +160,16 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         } \
     } while (0)
 
+#if VM_EXEC_STEP
+    /* One instruction of the frame [ci] at its savedpc: never a call or a return, whose
+     * handlers go on to other frames (jit.c only steps the others). */
+    cl = ci->func->u.lf;
+    k = cl->p->k;
+    base = ci->func + 1;
+    pc = ci->savedpc;
+    i = *pc++;
+    goto *dispatch[vm_op(i)];
+#endif
 startfunc:
     if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
 #if VM_EXEC_INSTR

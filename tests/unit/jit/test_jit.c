@@ -80,8 +80,8 @@ static Proto *compile_nested(const char *src) {
 static void test_templates_and_entries(void **state) {
     (void)state;
     /* A loop of templated instructions with a concatenation (no template) before it: the
-     * function compiles, the loop head is an entry, the CONCAT is not; every instruction has
-     * code (its template or an exit) for compiled calls and returns to continue at. */
+     * function compiles, and every instruction has code (its template, or a step through
+     * the interpreter for the CONCAT) where the interpreter, calls and returns may enter. */
     Proto *p = compile_nested("local function f(n)\n"
                               "  local t = n .. 'x'\n"
                               "  local s = 0\n"
@@ -90,21 +90,20 @@ static void test_templates_and_entries(void **state) {
                               "end\n");
     const JitCode *jc = jit_compile(p);
     assert_non_null(jc);
-    assert_non_null(jc->entry);
+    assert_non_null(jc->at);
     assert_ptr_equal(p->jit, jc);
     assert_ptr_equal(jit_compile(p), jc); /* compiled once */
-    int forloop = -1, call = -1, body = -1;
+    int forloop = -1, concat = -1, body = -1;
     for (int pc = 0; pc < p->ncode; pc++) {
         unsigned op = vm_op(p->code[pc]);
         if (op == OP_FORLOOP) {
             forloop = pc;
             body = pc + 1 + vm_sbx(p->code[pc]);
         }
-        if (op == OP_CONCAT) call = pc;
+        if (op == OP_CONCAT) concat = pc;
     }
-    assert_true(forloop > 0 && call >= 0);
-    assert_non_null(jc->entry[body]); /* the loop head */
-    assert_null(jc->entry[call]);
+    assert_true(forloop > 0 && concat >= 0);
+    assert_non_null(jc->at[body]); /* the loop head */
     for (int pc = 0; pc < p->ncode; pc++) assert_non_null(jc->at[pc]);
     assert_true(jc->ntemplated >= 6);
     assert_true(jc->codesize > 0 && jc->codesize <= jc->memsize);
