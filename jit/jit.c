@@ -25,6 +25,8 @@
 #include "vm_do.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"
+#include "vm_string.h"
+#include "vm_table.h"
 #include "vm_thread.h"
 
 bool vm_jit_enabled;
@@ -450,6 +452,12 @@ static bool has_template(const Proto *p, int pc) {
         if (tt == VT_INT) return true;
         return tt == VT_FLOAT && vm_op(i) != OP_BANDK && vm_op(i) != OP_BORK && vm_op(i) != OP_BXORK;
     }
+    case OP_MOD:
+        return true;
+    case OP_MODK: { /* an integer constant other than 0 and -1 (errors, overflow: the interpreter) */
+        const Value *kc = &p->k[vm_c(i)];
+        return kc->tt == VT_INT && kc->u.i != 0 && kc->u.i != -1;
+    }
     case OP_EQK: {
         uint32_t tt = p->k[vm_b(i)].tt;
         return tt <= VT_FLOAT; /* nil, booleans, numbers; strings compare by contents */
@@ -591,6 +599,35 @@ static void emit_step(Comp *c, int pc, bool inline_next) {
         JMP(a, JMP, L(c, pc + 1));
 }
 
+/* The first probe of a string-key lookup inline (vm_table_getstr_inline's first step), for
+ * table rdi and constant key [key]: if the node at hash & hmask holds [key] itself, rax gets
+ * its value slot and control goes to [hit]; otherwise falls through with rdi and rsi (the key)
+ * set for the out-of-line lookup. The key is read whole (vm_load16: another thread may be
+ * storing it) and only the copy is inspected; hmask is read before node, as lookups must
+ * (it never exceeds the mask of the block node points to). Uses rax, rcx, rdx, xmm0, xmm1. */
+static void probe_str(Comp *c, String *key, int hit) {
+    Asm *a = &c->a;
+    uint32_t h = key->hash != 0 ? key->hash : vm_string_hash(key);
+    int miss = new_label(a);
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), M(RDI, offsetof(Table, hmask), 4));
+    INS2(a, MOV, R(RAX), M(RDI, offsetof(Table, node), 8));
+    INS2(a, AND, R(ZYDIS_REGISTER_ECX), I((int64_t)(int32_t)h));
+    INS2(a, SHL, R(RCX), I(5)); /* sizeof(Node) */
+    INS2(a, LEA, R(RAX), MX(RAX, RCX, 1, offsetof(TabNodes, n), 8));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    load_imm64(c, RSI, (uint64_t)(uintptr_t)key);
+    INS2(a, MOVQ, R(RDX), R(XMM0));
+    INS2(a, CMP, R(RDX), R(RSI));
+    JMP(a, JNZ, miss);
+    ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
+    INS2(a, MOVD, R(ZYDIS_REGISTER_EDX), R(XMM1));
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_STR));
+    JMP(a, JNZ, miss);
+    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
+    JMP(a, JMP, hit);
+    bind(a, miss);
+}
+
 /* The template of the instruction at [pc] (has_template says it has one). Float ordered
  * comparisons use ucomisd so that "above" / "above or equal" means the condition holds: an
  * unordered result (NaN) sets CF and is never above, so every comparison with NaN is false. */
@@ -665,6 +702,44 @@ static void emit_template(Comp *c, int pc) {
         default: imn = ZYDIS_MNEMONIC_XOR; break;
         }
         arith(c, pc, ra, src_reg((int)vm_b(i)), cs, imn, fmn);
+        break;
+    }
+    case OP_MOD: case OP_MODK: {
+        /* Integer % integer, floored as in Lua: the remainder of idiv takes the dividend's
+         * sign, so a non-zero one of the other sign than the divisor gets the divisor added.
+         * A positive power-of-two constant is a mask. Floats, a zero divisor (an error) and
+         * -1 (INT_MIN % -1 traps in idiv) go to the interpreter. */
+        int store = new_label(a);
+        INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
+        JMP(a, JNZ, EXIT(c, pc));
+        INS2(a, MOV, R(RAX), VAL(vm_b(i)));
+        if (vm_op(i) == OP_MODK) {
+            int64_t d = p->k[vm_c(i)].u.i;
+            if (d > 0 && (d & (d - 1)) == 0 && fits32(d - 1)) {
+                INS2(a, AND, R(RAX), I(d - 1));
+                INS2(a, MOV, R(RDX), R(RAX));
+                JMP(a, JMP, store);
+            }
+            load_imm64(c, RCX, (uint64_t)d);
+        } else {
+            INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
+            JMP(a, JNZ, EXIT(c, pc));
+            INS2(a, MOV, R(RCX), VAL(vm_c(i)));
+            INS2(a, LEA, R(RDX), M(RCX, 1, 8));
+            INS2(a, CMP, R(RDX), I(1));
+            JMP(a, JBE, EXIT(c, pc)); /* divisor 0 or -1 */
+        }
+        INS0(a, CQO);
+        INS1(a, IDIV, R(RCX));
+        INS2(a, TEST, R(RDX), R(RDX));
+        JMP(a, JZ, store);
+        INS2(a, MOV, R(RAX), R(RDX));
+        INS2(a, XOR, R(RAX), R(RCX));
+        JMP(a, JNS, store);
+        INS2(a, ADD, R(RDX), R(RCX));
+        bind(a, store);
+        INS2(a, MOV, VAL(ra), R(RDX));
+        INS2(a, MOV, TAG(ra), I(VT_INT));
         break;
     }
     case OP_UNM: {
@@ -926,13 +1001,18 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, CMP, R(EAX), I(VT_TABLE));
             JMP(a, JNZ, EXIT(c, pc));
         }
+        int found = new_label(a), got = new_label(a);
+        probe_str(c, key->u.s, found);
         INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
         INS1(a, PUSH, R(RDI));
-        load_imm64(c, RSI, (uint64_t)(uintptr_t)key->u.s);
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
         INS1(a, CALL, R(RAX));
         INS1(a, POP, R(RCX));
         INS1(a, POP, R(RCX));
+        JMP(a, JMP, got);
+        bind(a, found);
+        INS2(a, MOV, R(RCX), R(RDI));
+        bind(a, got);
         int store = new_label(a);
         INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
         INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
@@ -963,11 +1043,17 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, CMP, R(EAX), I(VT_TABLE));
             JMP(a, JNZ, EXIT(c, pc));
         }
-        load_imm64(c, RSI, (uint64_t)(uintptr_t)key->u.s);
+        int found = new_label(a), got = new_label(a);
+        probe_str(c, key->u.s, found);
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
         INS1(a, CALL, R(RAX));
         INS2(a, TEST, R(RAX), R(RAX));
         JMP(a, JZ, EXIT(c, pc));
+        JMP(a, JMP, got);
+        bind(a, found); /* vm_table_slotstr's other condition: a live value */
+        INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+        JMP(a, JZ, EXIT(c, pc));
+        bind(a, got);
         if (vm_k(i)) {
             load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
             INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
