@@ -31,7 +31,7 @@ typedef struct XOption {
 
 static const XOption xoptions[] = {
     {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr"},
-    {"jit", "on, off", "off", "compile each function to x86-64 code on its first call (jit/README.md); not used while profiling (-Xprofile), which runs the interpreter"},
+    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. Not used while profiling (-Xprofile), which runs the instrumented interpreter"},
     {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
@@ -573,6 +573,7 @@ static int finish(int code) {
 
 int main(int argc, char **argv) {
     Options opt = {0};
+    opt.jit.on = true; /* -Xjit=on is the default (jit/README.md) */
     const char *compile_in = NULL, *compile_out = NULL;
     const char *chunks[32];
     int nchunks = 0;

@@ -34,7 +34,7 @@ def main():
         return subprocess.run([t, *args], capture_output=True, text=True, timeout=60)
 
     listing = run("-X").stdout
-    check(re.search(r"-Xjit\b.*\n.*values: on, off; default: off", listing), "-X lists -Xjit with on/off, default off")
+    check(re.search(r"-Xjit\b.*\n.*values: on, off; default: on", listing), "-X lists -Xjit with on/off, default on")
     check(re.search(r"-Xdump\b.*\n.*values: bytecode, jit", listing), "-X lists -Xdump=jit")
     check(re.search(r"-Xjit\.perfmap\b", listing), "-X lists -Xjit.perfmap")
     check("profil" in listing.split("-Xjit ")[1].split("\n")[0], "-Xjit's help says profiling runs the interpreter")

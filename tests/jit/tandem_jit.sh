@@ -1,4 +1,0 @@
-#!/bin/sh
-# tandem with -Xjit=on, for harnesses that take a binary but no extra options
-# (bench/suite/check.py): TANDEM_BIN names the real binary.
-exec "$TANDEM_BIN" -Xjit=on "$@"
