@@ -25,6 +25,7 @@
 #include "vm_do.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"
+#include "vm_prof.h"
 #include "vm_string.h"
 #include "vm_table.h"
 #include "vm_thread.h"
@@ -32,9 +33,23 @@
 bool vm_jit_enabled;
 static JitOptions jit_opts;
 
+/* Profiling under the JIT (analyses that need EV_CALL only, vm_main.c): compiled frames
+ * entered by a compiled call emit their EV_CALL from the callee's code (JitCode.callentry).
+ * The thread's stream (vm_prof_tl) is kept in r14, read from thread-local storage (a %fs
+ * offset, the same for every thread) at entry and after every call into C, since a green
+ * thread may come back on another carrier. */
+static bool jit_prof_calls;
+static int jit_prof_kind;     /* VM_PS_*: which inline enqueue, if any */
+static int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
+
 void jit_configure(const JitOptions *o) {
     jit_opts = *o;
     vm_jit_enabled = o->on;
+    jit_prof_calls = o->on && (vm_prof_needs & PROF_NEED_CALL) != 0;
+    if (jit_prof_calls) {
+        jit_prof_kind = vm_prof_kind();
+        jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());
+    }
 }
 
 /* ======================================================================
@@ -248,6 +263,7 @@ static void patch(Asm *a) {
 #define RCI ZYDIS_REGISTER_R12
 #define RS ZYDIS_REGISTER_R13
 #define RCL ZYDIS_REGISTER_R15
+#define RPS ZYDIS_REGISTER_R14 /* the profiling stream, while profiling (jit_prof_calls) */
 #define RAX ZYDIS_REGISTER_RAX
 #define RCX ZYDIS_REGISTER_RCX
 #define RDI ZYDIS_REGISTER_RDI
@@ -276,6 +292,8 @@ typedef struct Comp {
     int resume;        /* label: give S->ci back to the interpreter at its savedpc */
     int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
     int dispatch;      /* label: poll, then jump to the code of the pc in rax (after a step) */
+    int callentry;     /* label: where compiled calls enter (EV_CALL while profiling, then pc 0) */
+    int enqslow;       /* label: the out-of-line slow path of the EV_CALL enqueue */
     const void **at;   /* JitCode.at being built: filled once the code is placed */
     bool *tmpl;        /* per pc: has a template (else it is stepped), for -Xdump=jit */
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
@@ -293,10 +311,24 @@ static int EXIT(Comp *c, int pc) {
 
 static void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, R(r), I((int64_t)v)); }
 
+/* r14 = this thread's profiling stream (vm_prof_tl), while profiling. */
+static void load_stream(Comp *c) {
+    if (!jit_prof_calls) return;
+    ZydisEncoderRequest r; /* mov r14, fs:[offset] */
+    memset(&r, 0, sizeof r);
+    r.mnemonic = ZYDIS_MNEMONIC_MOV;
+    r.prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+    r.operand_count = 2;
+    r.operands[0] = R(RPS);
+    r.operands[1] = M(ZYDIS_REGISTER_NONE, jit_tls_stream, 8);
+    encode(&c->a, &r);
+}
+
 /* Re-derive base after a call that may have moved the stack (the interpreter's Protect). */
 static void reload_base(Comp *c) {
     INS2(&c->a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
     INS2(&c->a, ADD, R(RBASE), I(16));
+    load_stream(c); /* the call may have moved this green thread to another carrier */
 }
 
 /* Back-edge safepoint: the interpreter's POLL, one load and compare-and-branch; the slow
@@ -486,6 +518,13 @@ static uintptr_t code_at(Proto *p, const Instr *pc) {
     return (uintptr_t)jc->at[pc - p->code];
 }
 
+/* A Lua frame [nci] just set up by a call (S->ci): its EV_CALL while profiling, as the
+ * interpreter's startfunc emits it, and where its code starts (code_at). */
+static uintptr_t enter_frame(CallInfo *nci) {
+    if (jit_prof_calls) vm_prof_call_event(nci);
+    return code_at(nci->func->u.lf->p, nci->savedpc);
+}
+
 /* OP_CALL from compiled code, ci->savedpc and S->top already set as the interpreter sets
  * them. A Lua callee gets its frame exactly as in the interpreter's L_CALL (inline for fixed
  * arity, vm_precall otherwise) and becomes S->ci; the result is where its code starts
@@ -512,7 +551,7 @@ static uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
             return 0;
         }
     }
-    return code_at(nci->func->u.lf->p, nci->savedpc);
+    return enter_frame(nci);
 }
 
 /* OP_RETURN/RETURN0/RETURN1 from compiled code: R[a] .. R[a+n-1] are the results (n < 0:
@@ -558,7 +597,7 @@ static uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b) {
     if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
     CallInfo *nci = vm_pretailcall(S, ci, ra, b);
     if (nci == NULL) return jit_return(S, ci, a, (int)(S->top - (ci->func + 1 + a)));
-    return code_at(nci->func->u.lf->p, nci->savedpc);
+    return enter_frame(nci);
 }
 
 /* Instructions after which the interpreter always goes on with the next one (so a step of
@@ -626,6 +665,37 @@ static void probe_str(Comp *c, String *key, int hit) {
     INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
     JMP(a, JMP, hit);
     bind(a, miss);
+}
+
+/* The frame's EV_CALL at a compiled call's entry (r12 = the new frame), as the interpreter's
+ * startfunc makes it: [kind EV_CALL | depth:24 << 32 | from C: 0 | function id], then the
+ * enqueue into the stream in r14 (VmProfStream, whose first word is its producer's cursor).
+ * Exhaustive mode is the CAB fast path of cab_push, five instructions: load the cursor, test
+ * the slot for CLEAR, branch out if not, store, advance the cursor in memory. Sampling tests
+ * for MAGIC instead (the ring is never full, only wraps). Other kinds (sequential, the
+ * instrument stage) call vm_prof_emit. Uses rax, rdx. */
+static void emit_call_event(Comp *c) {
+    Asm *a = &c->a;
+    Proto *p = c->p;
+    uint32_t id = p->id != 0 ? p->id : vm_prof_newid(p);
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, depth), 4));
+    INS2(a, MOV, R(EAX), I(EV_DEPTH_MAX));
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), R(EAX));
+    INS2(a, CMOVNBE, R(ZYDIS_REGISTER_EDX), R(EAX));
+    INS2(a, SHL, R(RDX), I(32));
+    load_imm64(c, RAX, ev_make(EV_CALL, id));
+    INS2(a, OR, R(RDX), R(RAX));
+    if (jit_prof_kind == VM_PS_EXHAUSTIVE || jit_prof_kind == VM_PS_SAMPLING) {
+        _Static_assert(offsetof(VmProfStream, prod) == 0 && offsetof(CabProducer, cur) == 0,
+                       "the stream's first word is its cursor");
+        INS2(a, MOV, R(RAX), M(RPS, 0, 8));
+        INS2(a, CMP, M(RAX, 0, 8), I(jit_prof_kind == VM_PS_EXHAUSTIVE ? 0 : -1)); /* CLEAR / MAGIC */
+        jump(a, jit_prof_kind == VM_PS_EXHAUSTIVE ? ZYDIS_MNEMONIC_JNZ : ZYDIS_MNEMONIC_JZ, c->enqslow);
+        INS2(a, MOV, M(RAX, 0, 8), R(RDX));
+        INS2(a, ADD, M(RPS, 0, 8), I(8));
+    } else {
+        JMP(a, JMP, c->enqslow);
+    }
 }
 
 /* The template of the instruction at [pc] (has_template says it has one). Float ordered
@@ -1128,10 +1198,9 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RCX), M(RSI, offsetof(Proto, jit), 8));
             INS2(a, TEST, R(RCX), R(RCX));
             JMP(a, JZ, slow);
-            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, at), 8));
+            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, callentry), 8));
             INS2(a, TEST, R(RCX), R(RCX));
             JMP(a, JZ, slow);
-            INS2(a, MOV, R(RCX), M(RCX, 0, 8));                                   /* at[0] */
             INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, next), 8));
             INS2(a, TEST, R(RDI), R(RDI));
             JMP(a, JZ, slow);
@@ -1281,7 +1350,13 @@ static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
     fprintf(stderr, "jit: %s: %d instructions, %d with a template, %zu bytes of code at %p\n", name,
             (int)p->ncode, jc->ntemplated, jc->codesize, (const void *)code);
     fprintf(stderr, "  enter: save registers, load base/ci/S/closure, jump to the entry\n");
-    jit_disasm(stderr, code, (size_t)c->a.label[0], "      ");
+    long ce = c->a.label[c->callentry];
+    jit_disasm(stderr, code, (size_t)ce, "      ");
+    if (ce < c->a.label[0]) {
+        fprintf(stderr, "  call entry: the frame's EV_CALL, enqueued inline (cursor load, CLEAR test, branch, "
+                        "store, advance)\n");
+        jit_disasm(stderr, code + ce, (size_t)(c->a.label[0] - ce), "      ");
+    }
     for (int pc = 0; pc < c->n; pc++) {
         vm_bytecode_list_instr(stderr, p, pc);
         long from = c->a.label[pc], to = pc + 1 < c->n ? c->a.label[pc + 1] : (long)c->templates_end;
@@ -1318,6 +1393,8 @@ static JitCode *compile_locked(Proto *p) {
     c.resume = new_label(a);
     c.fresh = new_label(a);
     c.dispatch = new_label(a);
+    c.callentry = new_label(a);
+    c.enqslow = new_label(a);
     if (a->failed) goto fail;
 
     /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
@@ -1332,7 +1409,7 @@ static JitCode *compile_locked(Proto *p) {
 
     /* Prologue (enter): rdi = S, rsi = ci, rdx = base, rcx = target. Five pushes after the
      * return address leave rsp 16-byte aligned for calls to C. */
-    INS1(a, PUSH, R(ZYDIS_REGISTER_RBP));
+    INS1(a, PUSH, R(RPS));
     INS1(a, PUSH, R(RBASE));
     INS1(a, PUSH, R(RCI));
     INS1(a, PUSH, R(RS));
@@ -1342,7 +1419,13 @@ static JitCode *compile_locked(Proto *p) {
     INS2(a, MOV, R(RBASE), R(ZYDIS_REGISTER_RDX));
     INS2(a, MOV, R(RAX), M(RSI, offsetof(CallInfo, func), 8));
     INS2(a, MOV, R(RCL), M(RAX, 0, 8)); /* func->u.lf */
+    load_stream(&c);
     INS1(a, JMP, R(RCX));
+
+    /* Where compiled calls enter (JitCode.callentry): while profiling, the frame's EV_CALL,
+     * then pc 0. A compiled call is made by a Lua frame, so the event is never "from C". */
+    bind(a, c.callentry);
+    if (jit_prof_calls) emit_call_event(&c);
 
     for (int pc = 0; pc < c.n; pc++) {
         bind(a, L(&c, pc));
@@ -1415,7 +1498,17 @@ static JitCode *compile_locked(Proto *p) {
     INS2(a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
     INS2(a, MOV, R(RCL), M(RBASE, 0, 8)); /* func->u.lf */
     INS2(a, ADD, R(RBASE), I(16));
+    load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
     INS1(a, JMP, R(RAX));
+    /* The enqueue's slow path: vm_prof_emit (a wrap, a full ring, or no inline path). */
+    if (jit_prof_calls) {
+        bind(a, c.enqslow);
+        INS2(a, MOV, R(RDI), R(RDX));
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_prof_emit_slow);
+        INS1(a, CALL, R(RAX));
+        load_stream(&c);
+        JMP(a, JMP, L(&c, 0));
+    }
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
     bind(a, c.resume);
     INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
@@ -1428,7 +1521,7 @@ static JitCode *compile_locked(Proto *p) {
     INS1(a, POP, R(RS));
     INS1(a, POP, R(RCI));
     INS1(a, POP, R(RBASE));
-    INS1(a, POP, R(ZYDIS_REGISTER_RBP));
+    INS1(a, POP, R(RPS));
     INS0(a, RET);
     bind(a, c.epilogue);
     INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
@@ -1436,7 +1529,7 @@ static JitCode *compile_locked(Proto *p) {
     INS1(a, POP, R(RS));
     INS1(a, POP, R(RCI));
     INS1(a, POP, R(RBASE));
-    INS1(a, POP, R(ZYDIS_REGISTER_RBP));
+    INS1(a, POP, R(RPS));
     INS0(a, RET);
     patch(a);
     if (a->failed) goto fail;
@@ -1452,6 +1545,7 @@ static JitCode *compile_locked(Proto *p) {
     for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc]; /* before jc is published */
     jc->enter = (JitEnterFn)(void *)mem;
     jc->at = at;
+    jc->callentry = mem + a->label[c.callentry];
     jc->mem = mem;
     jc->memsize = mapped;
     jc->codesize = a->len;

@@ -30,6 +30,8 @@ typedef struct JitCode {
                                a frame over, compiled calls enter a callee and compiled returns
                                continue their caller; NULL when the function could not be
                                compiled */
+    const void *callentry;  /* where compiled calls enter a new frame: at[0], after the frame's
+                               EV_CALL while profiling (jit/README.md) */
     void *mem;              /* the code (read + execute) */
     size_t memsize;         /* bytes mapped */
     size_t codesize;        /* bytes used */

@@ -157,6 +157,13 @@ static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsign
 #undef VM_EXEC_INSTR
 #undef VM_EXEC_STEP
 
+void vm_prof_call_event(CallInfo *ci) {
+    Proto *p = ci->func->u.lf->p;
+    uint32_t id = p->id;
+    if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(p);
+    vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
+}
+
 const Instr *vm_jit_step(State *S, CallInfo *ci) {
     vm_execute_step(S, ci);
     return ci->savedpc;
@@ -173,13 +180,13 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
 #undef VM_EXEC_ORACLE
 
 void vm_execute(State *S, CallInfo *ci) {
-    if (__builtin_expect(vm_prof_instrumented, 0)) {
+    if (vm_jit_enabled) { /* also while profiling with calls only (vm_main.c, jit/README.md) */
+        vm_execute_jit(S, ci);
+    } else if (__builtin_expect(vm_prof_instrumented, 0)) {
         if (__builtin_expect(vm_pathprof_oracle, 0))
             vm_execute_oracle(S, ci);
         else
             vm_execute_instr(S, ci);
-    } else if (__builtin_expect(vm_jit_enabled, 0)) {
-        vm_execute_jit(S, ci);
     } else {
         vm_execute_plain(S, ci);
     }

@@ -172,6 +172,11 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #endif
 startfunc:
     if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
+#if VM_EXEC_JIT
+    /* Profiling whose analyses need calls only runs the JIT (jit/README.md): frames started
+     * here have their EV_CALL from here, compiled calls from the callee's code. */
+    if (__builtin_expect(vm_prof_needs & PROF_NEED_CALL, 0)) vm_prof_call_event(ci);
+#endif
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */

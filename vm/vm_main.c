@@ -13,6 +13,7 @@
 #include "vm_bytecode.h"
 #include "vm_compile.h"
 #include "vm_lib.h"
+#include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_thread.h"
 
@@ -31,7 +32,7 @@ typedef struct XOption {
 
 static const XOption xoptions[] = {
     {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr"},
-    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. Not used while profiling (-Xprofile), which runs the instrumented interpreter"},
+    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. While profiling, compiled code serves analyses that need calls only (methodcount, calltree); the others run the instrumented interpreter"},
     {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},
@@ -675,10 +676,11 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    /* The JIT serves the plain interpreter loop only: with an analysis enabled the
-     * instrumented loop runs and compiled code is never entered (jit/README.md). */
+    /* Compiled code emits EV_CALL only (jit/README.md): analyses that need other events
+     * (and the path oracle) run the instrumented interpreter, without the JIT. */
     if (opt.jit.on && opt.dump_bytecode) opt.jit.on = false;
-    if (opt.jit.on && vm_prof_instrumented) opt.jit.on = false;
+    if (opt.jit.on && vm_prof_instrumented && ((vm_prof_needs & ~(unsigned)PROF_NEED_CALL) || vm_pathprof_oracle))
+        opt.jit.on = false;
     jit_configure(&opt.jit);
     ArgJob aj = {argc, argv, script ? i : argc};
     if (vm_protect(S, f_setargs, &aj) != VM_OK) {

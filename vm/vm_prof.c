@@ -104,7 +104,11 @@ static struct {
 
 /* Where events go once the run is over (finalizers at exit, a thread the shutdown stopped
  * in the middle of a call): counted nowhere. */
-static VmProfStream discard_stream = {.kind = VM_PS_WORD};
+/* Streams without a ring point their producer at a MAGIC word, so that the JIT's inline
+ * enqueue (which tests the slot for CLEAR, or for MAGIC when sampling) always takes its slow
+ * path, vm_prof_emit, for them. */
+static uint64_t no_ring_slot = CAB_MAGIC;
+static VmProfStream discard_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_WORD};
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     switch (s->kind) {
@@ -188,6 +192,7 @@ static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
     const VmProfOptions *o = &run.opt;
     if (o->sequential || o->stage == VM_STAGE_INSTRUMENT) {
         s->kind = o->sequential ? VM_PS_SEQUENTIAL : VM_PS_WORD;
+        s->prod.cur = &no_ring_slot;
     } else {
         CabConfig cfg = o->cab;
         if (o->stage == VM_STAGE_ENQUEUE) cfg.mode = CAB_MODE_SAMPLING; /* never blocks, nobody reads */
@@ -450,3 +455,13 @@ void vm_prof_print_stats(FILE *f) {
             (unsigned long long)tot.chunks, (unsigned long long)tot.blocks, (double)tot.blocked_ns / 1e6,
             (unsigned long long)unsafe);
 }
+
+int vm_prof_kind(void) {
+    const VmProfOptions *o = &run.opt;
+    if (o->sequential) return VM_PS_SEQUENTIAL;
+    if (o->stage == VM_STAGE_INSTRUMENT) return VM_PS_WORD;
+    if (o->stage == VM_STAGE_ENQUEUE || o->cab.mode == CAB_MODE_SAMPLING) return VM_PS_SAMPLING;
+    return VM_PS_EXHAUSTIVE;
+}
+
+void vm_prof_emit_slow(uint64_t ev) { vm_prof_emit(ev); }

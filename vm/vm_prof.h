@@ -59,6 +59,12 @@ extern _Thread_local VmProfStream *vm_prof_tl;
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) __attribute__((noinline));
 
+/* The kind (VM_PS_*) of every stream of this run: the JIT emits its inline enqueue for it. */
+int vm_prof_kind(void);
+/* vm_prof_emit out of line: the slow path of the JIT's inline enqueue (a full ring, a wrap,
+ * or a stream whose kind has no inline path). */
+void vm_prof_emit_slow(uint64_t ev) __attribute__((noinline));
+
 static inline void vm_prof_emit(uint64_t ev) {
     VmProfStream *s = vm_prof_tl;
     if (__builtin_expect(s->kind == VM_PS_EXHAUSTIVE, 1))

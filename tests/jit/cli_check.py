@@ -37,7 +37,7 @@ def main():
     check(re.search(r"-Xjit\b.*\n.*values: on, off; default: on", listing), "-X lists -Xjit with on/off, default on")
     check(re.search(r"-Xdump\b.*\n.*values: bytecode, jit", listing), "-X lists -Xdump=jit")
     check(re.search(r"-Xjit\.perfmap\b", listing), "-X lists -Xjit.perfmap")
-    check("profil" in listing.split("-Xjit ")[1].split("\n")[0], "-Xjit's help says profiling runs the interpreter")
+    check("profil" in listing.split("-Xjit ")[1].split("\n")[0], "-Xjit's help says what profiling runs")
 
     for bad, name in (("-Xjit=yes", "-Xjit"), ("-Xjit", "-Xjit"), ("-Xdump=asm", "-Xdump"),
                       ("-Xjit.perfmap=1", "-Xjit.perfmap")):
@@ -74,8 +74,11 @@ def main():
               "%s names sum (got %r)" % (path, lines[:3]))
 
         r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=methodcount", "-Xanalysis=sequential", prog)
+        check(r.returncode == 0 and "call entry: the frame's EV_CALL" in r.stderr and "500500" in r.stdout,
+              "with an analysis that needs calls only, compiled code emits EV_CALL")
+        r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=callgraph", "-Xanalysis=sequential", prog)
         check(r.returncode == 0 and "jit:" not in r.stderr and "500500" in r.stdout,
-              "with profiling on, nothing is compiled")
+              "with an analysis that needs more than calls, nothing is compiled")
         r = run("-Xjit=off", prog)
         check(r.stdout == "500500\n", "-Xjit=off runs the interpreter")
 

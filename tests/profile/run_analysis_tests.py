@@ -297,6 +297,50 @@ def one_program(tandem, d, f):
     return name
 
 
+# Analyses that need calls only (methodcount, calltree) run compiled code: the JIT emits
+# EV_CALL at compiled calls' entries (jit/README.md). Their profiles must be the interpreter's,
+# concurrent (small rings, so the JIT's enqueue wraps and blocks) and sequential.
+CALLS_ONLY = "methodcount,calltree"
+
+
+def one_program_jit(tandem, d, f):
+    cwd = os.path.join(PROGRAMS, d)
+    stem = os.path.join(cwd, f[:-4])
+    stdin = open(stem + ".stdin", "rb").read() if os.path.exists(stem + ".stdin") else b""
+    args = open(stem + ".args").read().split("\n")[:-1] if os.path.exists(stem + ".args") else []
+    opts = [o for o in open(stem + ".opts").read().split() if not o.startswith("-Xjit")] \
+        if os.path.exists(stem + ".opts") else []
+    runs = {}
+    for jit, mode in (("off", "small"), ("on", "small"), ("on", "sequential")):
+        runs[jit, mode] = profile(tandem, f, CALLS_ONLY, mode, cwd=cwd, stdin=stdin, args=args,
+                                  extra=opts + [f"-Xjit={jit}"])
+    name = f"programs {d}/{f} (JIT, {CALLS_ONLY})"
+    ref = runs["off", "small"]
+    check(f"{name}: report written", ref[2] != "", ref[3][-1000:])
+    for key in (("on", "small"), ("on", "sequential")):
+        r = runs[key]
+        check(f"{name} {key}: same run", r[:2] == ref[:2], f"{r[0]} {ref[0]}")
+        try:
+            same = comparable(r[2]) == comparable(ref[2])
+        except (ValueError, KeyError) as e:
+            same = False
+        check(f"{name} {key}: == the interpreter's profile", same, f"\n{r[2][:2000]}\n--- vs ---\n{ref[2][:2000]}")
+    return name
+
+
+def test_jit(tandem, jobs):
+    # the JIT does run while calls-only analyses profile (and not with the others)
+    prog = os.path.join(PROGRAMS, "functions", "recursion.lua")
+    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=methodcount", "-Xprofile.out=/dev/null", prog])
+    check("JIT: compiles while methodcount profiles", code == 0 and "jit: " in err, err[-500:])
+    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=callgraph", "-Xprofile.out=/dev/null", prog])
+    check("JIT: not used while callgraph profiles", code == 0 and "jit: " not in err, err[-500:])
+    cases = program_cases()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        list(ex.map(lambda c: one_program_jit(tandem, *c), cases))
+    return len(cases)
+
+
 def test_programs(tandem, jobs):
     cases = program_cases()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -308,10 +352,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs")
+    ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs, jit")
     a = ap.parse_args()
     tandem = os.path.abspath(a.tandem)
-    only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs"}
+    only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs", "jit"}
     tmp = tempfile.mkdtemp(prefix="tandem_analysis_")
     summary = []
     if "pattern" in only:
@@ -326,6 +370,9 @@ def main():
     if "programs" in only:
         n = test_programs(tandem, a.jobs)
         summary.append(f"programs ({n})")
+    if "jit" in only:
+        n = test_jit(tandem, a.jobs)
+        summary.append(f"JIT == interpreter, {CALLS_ONLY} ({n} programs)")
     for f in failures:
         print("FAIL", f)
     print(f"{'FAILED' if failures else 'ok'}: {'; '.join(summary)}; {stats_checked[0]} concurrent runs "
