@@ -33,20 +33,21 @@
 bool vm_jit_enabled;
 static JitOptions jit_opts;
 
-/* Profiling under the JIT (analyses that need EV_CALL only, vm_main.c): compiled frames
- * entered by a compiled call emit their EV_CALL from the callee's code (JitCode.callentry).
+/* Profiling under the JIT (vm_main.c says which analyses): compiled code emits the events
+ * the instrumented interpreter would (jit/README.md), calls made through C helpers have
+ * theirs from the VM (vm_prof_frame_start and friends).
  * The thread's stream (vm_prof_tl) is kept in r14, read from thread-local storage (a %fs
  * offset, the same for every thread) at entry and after every call into C, since a green
  * thread may come back on another carrier. */
-static bool jit_prof_calls;
+static bool jit_prof;         /* profiling: compiled code emits events */
 static int jit_prof_kind;     /* VM_PS_*: which inline enqueue, if any */
 static int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
 
 void jit_configure(const JitOptions *o) {
     jit_opts = *o;
     vm_jit_enabled = o->on;
-    jit_prof_calls = o->on && (vm_prof_needs & PROF_NEED_CALL) != 0;
-    if (jit_prof_calls) {
+    jit_prof = o->on && vm_prof_instrumented;
+    if (jit_prof) {
         jit_prof_kind = vm_prof_kind();
         jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());
     }
@@ -263,7 +264,7 @@ static void patch(Asm *a) {
 #define RCI ZYDIS_REGISTER_R12
 #define RS ZYDIS_REGISTER_R13
 #define RCL ZYDIS_REGISTER_R15
-#define RPS ZYDIS_REGISTER_R14 /* the profiling stream, while profiling (jit_prof_calls) */
+#define RPS ZYDIS_REGISTER_R14 /* the profiling stream, while profiling (jit_prof) */
 #define RAX ZYDIS_REGISTER_RAX
 #define RCX ZYDIS_REGISTER_RCX
 #define RDI ZYDIS_REGISTER_RDI
@@ -293,7 +294,9 @@ typedef struct Comp {
     int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
     int dispatch;      /* label: poll, then jump to the code of the pc in rax (after a step) */
     int callentry;     /* label: where compiled calls enter (EV_CALL while profiling, then pc 0) */
-    int enqslow;       /* label: the out-of-line slow path of the EV_CALL enqueue */
+    int *enqslow, *enqback; /* per inline enqueue: its out-of-line slow path, and where it
+                          goes back to */
+    int nenq, capenq;
     const void **at;   /* JitCode.at being built: filled once the code is placed */
     bool *tmpl;        /* per pc: has a template (else it is stepped), for -Xdump=jit */
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
@@ -313,7 +316,7 @@ static void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, 
 
 /* r14 = this thread's profiling stream (vm_prof_tl), while profiling. */
 static void load_stream(Comp *c) {
-    if (!jit_prof_calls) return;
+    if (!jit_prof) return;
     ZydisEncoderRequest r; /* mov r14, fs:[offset] */
     memset(&r, 0, sizeof r);
     r.mnemonic = ZYDIS_MNEMONIC_MOV;
@@ -518,10 +521,10 @@ static uintptr_t code_at(Proto *p, const Instr *pc) {
     return (uintptr_t)jc->at[pc - p->code];
 }
 
-/* A Lua frame [nci] just set up by a call (S->ci): its EV_CALL while profiling, as the
- * interpreter's startfunc emits it, and where its code starts (code_at). */
-static uintptr_t enter_frame(CallInfo *nci) {
-    if (jit_prof_calls) vm_prof_call_event(nci);
+/* A Lua frame [nci] just set up by a call (S->ci): its start's events while profiling, as
+ * the interpreter's startfunc emits them, and where its code starts (code_at). */
+static uintptr_t enter_frame(State *S, CallInfo *nci) {
+    if (jit_prof) vm_prof_frame_start(S, nci);
     return code_at(nci->func->u.lf->p, nci->savedpc);
 }
 
@@ -548,10 +551,11 @@ static uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
         nci = vm_precall(S, ra, nresults);
         if (nci == NULL) { /* a C function ran */
             if (nresults >= 0) S->top = ci->top;
+            if (jit_prof) vm_prof_frame_back(ci);
             return 0;
         }
     }
-    return enter_frame(nci);
+    return enter_frame(S, nci);
 }
 
 /* OP_RETURN/RETURN0/RETURN1 from compiled code: R[a] .. R[a+n-1] are the results (n < 0:
@@ -567,6 +571,7 @@ static uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
         vm_close(S, base, NULL); /* __close handlers may move the stack */
         base = ci->func + 1;
     }
+    if (jit_prof) vm_prof_frame_exit(ci, true);
     Value *ra = base + a;
     Proto *p = ci->func->u.lf->p;
     Value *res = ci->func;
@@ -582,6 +587,7 @@ static uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
     ci = ci->prev;
     S->ci = ci;
     if (wanted != VM_MULTRET) S->top = ci->top;
+    if (jit_prof) vm_prof_frame_back(ci);
     return code_at(ci->func->u.lf->p, ci->savedpc);
 }
 
@@ -594,10 +600,11 @@ static uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b) {
         S->top = ra + b;
     else
         b = (int)(S->top - ra);
+    if (jit_prof) vm_prof_frame_exit(ci, false);
     if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
     CallInfo *nci = vm_pretailcall(S, ci, ra, b);
     if (nci == NULL) return jit_return(S, ci, a, (int)(S->top - (ci->func + 1 + a)));
-    return enter_frame(nci);
+    return enter_frame(S, nci);
 }
 
 /* Instructions after which the interpreter always goes on with the next one (so a step of
@@ -667,34 +674,102 @@ static void probe_str(Comp *c, String *key, int hit) {
     bind(a, miss);
 }
 
-/* The frame's EV_CALL at a compiled call's entry (r12 = the new frame), as the interpreter's
- * startfunc makes it: [kind EV_CALL | depth:24 << 32 | from C: 0 | function id], then the
- * enqueue into the stream in r14 (VmProfStream, whose first word is its producer's cursor).
- * Exhaustive mode is the CAB fast path of cab_push, five instructions: load the cursor, test
- * the slot for CLEAR, branch out if not, store, advance the cursor in memory. Sampling tests
- * for MAGIC instead (the ring is never full, only wraps). Other kinds (sequential, the
- * instrument stage) call vm_prof_emit. Uses rax, rdx. */
-static void emit_call_event(Comp *c) {
+/* Enqueue the event in rdx into the thread's stream (r14: a VmProfStream, whose first word is
+ * its producer's cursor), as the interpreter's vm_prof_emit does. Exhaustive mode is the CAB
+ * fast path of cab_push, five instructions: load the cursor, test the slot for CLEAR, branch
+ * out if not, store, advance the cursor in memory. Sampling tests for MAGIC instead (its ring
+ * is never full, it only wraps). Other kinds (sequential analysis, the instrument stage)
+ * always take the slow path, vm_prof_emit. Uses rax; the slow path (out of line, placed by
+ * emit_enqueue_stubs) keeps every other register. */
+static void emit_enqueue(Comp *c) {
     Asm *a = &c->a;
-    Proto *p = c->p;
-    uint32_t id = p->id != 0 ? p->id : vm_prof_newid(p);
-    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, depth), 4));
-    INS2(a, MOV, R(EAX), I(EV_DEPTH_MAX));
-    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), R(EAX));
-    INS2(a, CMOVNBE, R(ZYDIS_REGISTER_EDX), R(EAX));
-    INS2(a, SHL, R(RDX), I(32));
-    load_imm64(c, RAX, ev_make(EV_CALL, id));
-    INS2(a, OR, R(RDX), R(RAX));
+    if (c->nenq == c->capenq) {
+        int cap = c->capenq ? 2 * c->capenq : 16;
+        int *s1 = realloc(c->enqslow, (size_t)cap * sizeof *s1);
+        if (s1 != NULL) c->enqslow = s1;
+        int *s2 = s1 ? realloc(c->enqback, (size_t)cap * sizeof *s2) : NULL;
+        if (s2 != NULL) c->enqback = s2;
+        if (s1 == NULL || s2 == NULL) {
+            a->failed = true;
+            return;
+        }
+        c->capenq = cap;
+    }
+    int slow = new_label(a), back = new_label(a);
+    c->enqslow[c->nenq] = slow;
+    c->enqback[c->nenq++] = back;
     if (jit_prof_kind == VM_PS_EXHAUSTIVE || jit_prof_kind == VM_PS_SAMPLING) {
         _Static_assert(offsetof(VmProfStream, prod) == 0 && offsetof(CabProducer, cur) == 0,
                        "the stream's first word is its cursor");
         INS2(a, MOV, R(RAX), M(RPS, 0, 8));
         INS2(a, CMP, M(RAX, 0, 8), I(jit_prof_kind == VM_PS_EXHAUSTIVE ? 0 : -1)); /* CLEAR / MAGIC */
-        jump(a, jit_prof_kind == VM_PS_EXHAUSTIVE ? ZYDIS_MNEMONIC_JNZ : ZYDIS_MNEMONIC_JZ, c->enqslow);
+        jump(a, jit_prof_kind == VM_PS_EXHAUSTIVE ? ZYDIS_MNEMONIC_JNZ : ZYDIS_MNEMONIC_JZ, slow);
         INS2(a, MOV, M(RAX, 0, 8), R(RDX));
         INS2(a, ADD, M(RPS, 0, 8), I(8));
     } else {
-        JMP(a, JMP, c->enqslow);
+        JMP(a, JMP, slow);
+    }
+    bind(a, back);
+}
+
+/* The slow paths of the function's enqueues: vm_prof_emit (a wrap, a full ring, or no inline
+ * path), saving every caller-saved register the code around may hold (9 general-purpose,
+ * xmm0 and xmm1: 112 bytes, so rsp stays 16-byte aligned for the call). */
+static const ZydisRegister saved_gprs[] = {ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX,
+                                           ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI, ZYDIS_REGISTER_R8,
+                                           ZYDIS_REGISTER_R9,  ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11};
+static void emit_enqueue_stubs(Comp *c) {
+    Asm *a = &c->a;
+    int n = (int)(sizeof saved_gprs / sizeof saved_gprs[0]);
+    for (int e = 0; e < c->nenq; e++) {
+        bind(a, c->enqslow[e]);
+        for (int r = 0; r < n; r++) INS1(a, PUSH, R(saved_gprs[r]));
+        INS2(a, SUB, R(ZYDIS_REGISTER_RSP), I(40));
+        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 0, 16), R(XMM0));
+        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 16, 16), R(XMM1));
+        INS2(a, MOV, R(RDI), R(RDX));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_prof_emit_slow);
+        INS1(a, CALL, R(RAX));
+        INS2(a, MOVDQU, R(XMM0), M(ZYDIS_REGISTER_RSP, 0, 16));
+        INS2(a, MOVDQU, R(XMM1), M(ZYDIS_REGISTER_RSP, 16, 16));
+        INS2(a, ADD, R(ZYDIS_REGISTER_RSP), I(40));
+        for (int r = n - 1; r >= 0; r--) INS1(a, POP, R(saved_gprs[r]));
+        JMP(a, JMP, c->enqback[e]);
+    }
+}
+
+/* rdx = [kind | depth:24 << 32 | low], the depth of the frame in r12 saturated as ev_depth
+ * does. Uses rax. */
+static void event_with_depth(Comp *c, EvKind kind, uint32_t low) {
+    Asm *a = &c->a;
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, depth), 4));
+    INS2(a, MOV, R(EAX), I(EV_DEPTH_MAX));
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), R(EAX));
+    INS2(a, CMOVNBE, R(ZYDIS_REGISTER_EDX), R(EAX));
+    INS2(a, SHL, R(RDX), I(32));
+    load_imm64(c, RAX, ev_make(kind, low));
+    INS2(a, OR, R(RDX), R(RAX));
+}
+
+/* At a compiled return, its guards passed (r12 = the frame returning): the path's end and
+ * EV_RETURN, as 'ret' in the instrumented interpreter. Uses rax, rdx. */
+static void emit_frame_exit(Comp *c) {
+    if (vm_prof_needs & PROF_NEED_RETURN) {
+        event_with_depth(c, EV_RETURN, 0);
+        emit_enqueue(c);
+    }
+}
+
+/* The function's id in profiles (given on first use). */
+static uint32_t prof_id(Proto *p) { return p->id != 0 ? p->id : vm_prof_newid(p); }
+
+/* At a compiled call's entry (r12 = the new frame): what the instrumented interpreter's
+ * startfunc does. EV_CALL: made by a Lua frame, so never "from C". (The call site was
+ * enqueued by the caller's CALL template, which knows it.) */
+static void emit_frame_start(Comp *c) {
+    if (vm_prof_needs & PROF_NEED_CALL) {
+        event_with_depth(c, EV_CALL, prof_id(c->p));
+        emit_enqueue(c);
     }
 }
 
@@ -1218,6 +1293,13 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RCI), R(RDI));
             INS2(a, LEA, R(RBASE), M(RDX, 16, 8));
             INS2(a, MOV, R(RCL), R(R8));
+            if (jit_prof && (vm_prof_needs & PROF_NEED_SITE)) {
+                /* the call site: [this pc | the caller's id], as call_site gives it */
+                uint32_t id = prof_id(p);
+                uint64_t site = (uint64_t)(uint32_t)pc | (id <= EV_DEPTH_MAX ? (uint64_t)id << 32 : 0);
+                load_imm64(c, RDX, ev_make(EV_SITE, site));
+                emit_enqueue(c);
+            }
             INS1(a, JMP, R(RCX));
         }
         bind(a, slow);
@@ -1293,6 +1375,10 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
             INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
             INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+            if (jit_prof) { /* the events of 'ret' in the instrumented interpreter */
+                emit_frame_exit(c);
+                INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+            }
             if (n == 1) {
                 INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
                 INS2(a, MOV, R(RDX), M(RCI, offsetof(CallInfo, func), 8));
@@ -1394,7 +1480,6 @@ static JitCode *compile_locked(Proto *p) {
     c.fresh = new_label(a);
     c.dispatch = new_label(a);
     c.callentry = new_label(a);
-    c.enqslow = new_label(a);
     if (a->failed) goto fail;
 
     /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
@@ -1425,7 +1510,7 @@ static JitCode *compile_locked(Proto *p) {
     /* Where compiled calls enter (JitCode.callentry): while profiling, the frame's EV_CALL,
      * then pc 0. A compiled call is made by a Lua frame, so the event is never "from C". */
     bind(a, c.callentry);
-    if (jit_prof_calls) emit_call_event(&c);
+    if (jit_prof) emit_frame_start(&c);
 
     for (int pc = 0; pc < c.n; pc++) {
         bind(a, L(&c, pc));
@@ -1500,15 +1585,7 @@ static JitCode *compile_locked(Proto *p) {
     INS2(a, ADD, R(RBASE), I(16));
     load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
     INS1(a, JMP, R(RAX));
-    /* The enqueue's slow path: vm_prof_emit (a wrap, a full ring, or no inline path). */
-    if (jit_prof_calls) {
-        bind(a, c.enqslow);
-        INS2(a, MOV, R(RDI), R(RDX));
-        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_prof_emit_slow);
-        INS1(a, CALL, R(RAX));
-        load_stream(&c);
-        JMP(a, JMP, L(&c, 0));
-    }
+    emit_enqueue_stubs(&c);
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
     bind(a, c.resume);
     INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
@@ -1577,6 +1654,8 @@ fail:
         fprintf(stderr, "jit: %s: not compiled (%s%s%s), interpreted\n", name, c.a.why ? c.a.why : "out of memory",
                 c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
     }
+    free(c.enqslow);
+    free(c.enqback);
     free(c.a.buf);
     free(c.a.label);
     free(c.a.fix);

@@ -45,9 +45,13 @@ void vm_execute(State *S, CallInfo *ci);
  * [ci] (S->ci) exactly as the interpreter does, and return the pc of the next instruction to
  * run, also left in ci->savedpc. Never a call, tail call or return (they leave the frame). */
 const Instr *vm_jit_step(State *S, CallInfo *ci);
-/* The EV_CALL of entering Lua frame [ci] (S->ci), as the instrumented interpreter emits it
- * at a frame's start: for the JIT's loop and compiled code's calls made through C helpers. */
-void vm_prof_call_event(CallInfo *ci);
+/* Profiling events of compiled code's calls and returns made through C helpers (jit/jit.c),
+ * exactly as the instrumented interpreter emits them: a Lua frame's start (call site, EV_CALL,
+ * path register; then room for its heap-access events), its end ([ret]: a return with
+ * EV_RETURN, else a tail call: the path only), and a frame getting control back (room). */
+void vm_prof_frame_start(State *S, CallInfo *ci);
+void vm_prof_frame_exit(CallInfo *ci, bool ret);
+void vm_prof_frame_back(CallInfo *ci);
 
 /* Run f(S, ud) catching errors: returns the status, the error object in S->errval. The
  * stack and frames are NOT restored (vm_pcall does that). */

@@ -105,6 +105,22 @@ static inline uint64_t call_payload(const CallInfo *ci, uint32_t id) {
     return (uint64_t)id | fromc | ev_depth(ci) << 32;
 }
 
+/* The events of a Lua frame's start (startfunc in the instrumented loops): its call site,
+ * its EV_CALL, and its Ball-Larus path register and action table, each as the enabled
+ * analyses need. */
+static inline void frame_start_events(State *S, CallInfo *ci) {
+    Proto *ep = ci->func->u.lf->p;
+    uint32_t id = ep->id;
+    if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
+    unsigned needs = vm_prof_needs;
+    if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(S, ci)));
+    if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
+    if (needs & PROF_NEED_PATH) {
+        ci->pathbias = vm_pathprof_bias(ep, id);
+        ci->pathreg = 0;
+    }
+}
+
 /* Ball-Larus: apply the action of outcome [o] of the branching instruction at [ipc] to the
  * path register of [ci] (vm_pathprof.h); [ci]'s bias is not VM_PATH_OFF. */
 static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsigned o) {
@@ -157,15 +173,46 @@ static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsign
 #undef VM_EXEC_INSTR
 #undef VM_EXEC_STEP
 
-void vm_prof_call_event(CallInfo *ci) {
-    Proto *p = ci->func->u.lf->p;
-    uint32_t id = p->id;
-    if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(p);
-    vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
+/* The instrumented JIT loop: profiling with the JIT on (jit/README.md). */
+#define VM_EXEC_NAME vm_execute_jit_instr
+#define VM_EXEC_INSTR 1
+#define VM_EXEC_JIT 1
+#include "vm_interp_body.h"
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_JIT
+
+/* One instrumented instruction, for compiled code while profiling. */
+#define VM_EXEC_NAME vm_execute_step_instr
+#define VM_EXEC_INSTR 1
+#define VM_EXEC_STEP 1
+#include "vm_interp_body.h"
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_STEP
+
+void vm_prof_frame_start(State *S, CallInfo *ci) {
+    frame_start_events(S, ci);
+    if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(2 * (size_t)ci->func->u.lf->p->ncode);
+}
+
+void vm_prof_frame_exit(CallInfo *ci, bool ret) {
+    if (ci->pathbias != VM_PATH_OFF) {
+        vm_prof_emit(vm_pathprof_event(ci->func->u.lf->p->id, ci->pathreg));
+        ci->pathbias = VM_PATH_OFF;
+    }
+    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) vm_prof_emit(ev_make(EV_RETURN, ev_depth(ci)));
+}
+
+void vm_prof_frame_back(CallInfo *ci) {
+    if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(2 * (size_t)ci->func->u.lf->p->ncode);
 }
 
 const Instr *vm_jit_step(State *S, CallInfo *ci) {
-    vm_execute_step(S, ci);
+    if (vm_prof_instrumented)
+        vm_execute_step_instr(S, ci);
+    else
+        vm_execute_step(S, ci);
     return ci->savedpc;
 }
 
@@ -180,8 +227,11 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
 #undef VM_EXEC_ORACLE
 
 void vm_execute(State *S, CallInfo *ci) {
-    if (vm_jit_enabled) { /* also while profiling with calls only (vm_main.c, jit/README.md) */
-        vm_execute_jit(S, ci);
+    if (vm_jit_enabled) {
+        if (vm_prof_instrumented)
+            vm_execute_jit_instr(S, ci);
+        else
+            vm_execute_jit(S, ci);
     } else if (__builtin_expect(vm_prof_instrumented, 0)) {
         if (__builtin_expect(vm_pathprof_oracle, 0))
             vm_execute_oracle(S, ci);

@@ -135,8 +135,9 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     do { \
         const Instr *jpc_ = jit_handover(S, ci, cl->p, base, pc, (compile)); \
         ci = S->ci; \
-        if (jpc_ == NULL) { \
+        if (jpc_ == NULL) { /* as at 'ret' */ \
             S->ci = ci->prev; \
+            if (VM_EXEC_INSTR && !(ci->prev->callstatus & CIST_C)) RESERVE_FOR(ci->prev->func->u.lf->p); \
             return; \
         } \
         cl = ci->func->u.lf; \
@@ -172,29 +173,13 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #endif
 startfunc:
     if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
-#if VM_EXEC_JIT
-    /* Profiling whose analyses need calls only runs the JIT (jit/README.md): frames started
-     * here have their EV_CALL from here, compiled calls from the callee's code. */
-    if (__builtin_expect(vm_prof_needs & PROF_NEED_CALL, 0)) vm_prof_call_event(ci);
-#endif
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */
-    {
-        Proto *ep = ci->func->u.lf->p;
-        uint32_t id = ep->id;
-        if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
-        unsigned needs = vm_prof_needs;
-        if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, call_site(S, ci)));
-        if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, call_payload(ci, id)));
-        if (needs & PROF_NEED_PATH) {
-            ci->pathbias = vm_pathprof_bias(ep, id);
-            ci->pathreg = 0;
-        }
+    frame_start_events(S, ci);
 #if VM_EXEC_ORACLE
-        vm_pathoracle_enter(ci, ep);
+    vm_pathoracle_enter(ci, ci->func->u.lf->p);
 #endif
-    }
 #endif
 returning:
     cl = ci->func->u.lf;

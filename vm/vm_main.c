@@ -679,7 +679,8 @@ int main(int argc, char **argv) {
     /* Compiled code emits EV_CALL only (jit/README.md): analyses that need other events
      * (and the path oracle) run the instrumented interpreter, without the JIT. */
     if (opt.jit.on && opt.dump_bytecode) opt.jit.on = false;
-    if (opt.jit.on && vm_prof_instrumented && ((vm_prof_needs & ~(unsigned)PROF_NEED_CALL) || vm_pathprof_oracle))
+    if (opt.jit.on && vm_prof_instrumented &&
+        ((vm_prof_needs & ~(unsigned)(PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN)) || vm_pathprof_oracle))
         opt.jit.on = false;
     jit_configure(&opt.jit);
     ArgJob aj = {argc, argv, script ? i : argc};
