@@ -25,6 +25,7 @@
 #include "vm_do.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"
+#include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_string.h"
 #include "vm_table.h"
@@ -297,6 +298,11 @@ typedef struct Comp {
     int *enqslow, *enqback; /* per inline enqueue: its out-of-line slow path, and where it
                           goes back to */
     int nenq, capenq;
+    uintptr_t pathbias; /* path profiling: the function's action table (vm_pathprof.h), or
+                          VM_PATH_OFF: no path code */
+    uint32_t fid;      /* the function's id in profiles (0 when not profiling) */
+    struct Edge { int stub, from, o, to; } *edge; /* out-of-line path actions on branch edges */
+    int nedge, capedge;
     const void **at;   /* JitCode.at being built: filled once the code is placed */
     bool *tmpl;        /* per pc: has a template (else it is stepped), for -Xdump=jit */
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
@@ -346,11 +352,23 @@ static void poll_then_jump(Comp *c, int target) {
 
 /* The label a template jumps to for pc [to]: a backward jump is a loop back edge and goes
  * through a poll, so that no loop runs in compiled code without a safepoint. */
+static int edge_label(Comp *c, int from, unsigned o, int label);
+
 static int target_label(Comp *c, int from, int to) {
-    if (to > from) return L(c, to);
-    if (c->backedge[to] < 0) c->backedge[to] = new_label(&c->a);
-    if (c->pollslow[to] < 0) c->pollslow[to] = new_label(&c->a);
-    return c->backedge[to];
+    int l;
+    if (to > from) {
+        l = L(c, to);
+    } else {
+        if (c->backedge[to] < 0) c->backedge[to] = new_label(&c->a);
+        if (c->pollslow[to] < 0) c->pollslow[to] = new_label(&c->a);
+        l = c->backedge[to];
+    }
+    /* The Ball-Larus outcome of the edge: a test's is 1 when it takes its JMP, 0 when it skips
+     * it (has_template leaves out tests whose JMP goes to the next instruction, where the two
+     * would be one target); a JMP's is 1. */
+    unsigned op = vm_op(c->p->code[from]);
+    unsigned o = op >= OP_EQ && op <= OP_TESTSET ? to != from + 2 : 1;
+    return edge_label(c, from, o, l);
 }
 
 /* An operand of an arithmetic template: a register or a numeric constant. */
@@ -751,9 +769,75 @@ static void event_with_depth(Comp *c, EvKind kind, uint32_t low) {
     INS2(a, OR, R(RDX), R(RAX));
 }
 
+/* rdx = EV_PATH of this function's path number edx (vm_pathprof_event). Uses rax. */
+static void path_event(Comp *c) {
+    INS2(&c->a, SHL, R(RDX), I(24));
+    load_imm64(c, RAX, vm_pathprof_event(c->fid, 0));
+    INS2(&c->a, OR, R(RDX), R(RAX));
+}
+
+/* Ball-Larus: the action of outcome [o] of the branching instruction at [pc] on the path
+ * register in the frame (ci->pathreg, shared with the interpreter and the steps), as path_act
+ * in the interpreter applies it. The action is known here: the function's table is built. */
+static bool path_noop(Comp *c, int pc, unsigned o) {
+    if (c->pathbias == VM_PATH_OFF) return true;
+    uint64_t act = vm_pathprof_act(c->pathbias, c->p->code + pc, o);
+    return vm_pathact_reset(act) == VM_PATH_NORESET && vm_pathact_inc(act) == 0;
+}
+
+static void emit_path_action(Comp *c, int pc, unsigned o) {
+    if (path_noop(c, pc, o)) return;
+    Asm *a = &c->a;
+    uint64_t act = vm_pathprof_act(c->pathbias, c->p->code + pc, o);
+    uint32_t inc = vm_pathact_inc(act), reset = vm_pathact_reset(act);
+    if (reset == VM_PATH_NORESET) {
+        INS2(a, ADD, M(RCI, offsetof(CallInfo, pathreg), 4), I((int64_t)(int32_t)inc));
+        return;
+    }
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, pathreg), 4));
+    if (inc != 0) INS2(a, ADD, R(ZYDIS_REGISTER_EDX), I((int64_t)(int32_t)inc));
+    path_event(c);
+    emit_enqueue(c);
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I((int64_t)(int32_t)reset));
+}
+
+/* The label a branch of [from] with outcome [o] goes to, on its way to [label]: [label]
+ * itself, or an out-of-line stub that applies the path action first. */
+static int edge_label(Comp *c, int from, unsigned o, int label) {
+    if (path_noop(c, from, o)) return label;
+    if (c->nedge == c->capedge) {
+        int cap = c->capedge ? 2 * c->capedge : 16;
+        struct Edge *e = realloc(c->edge, (size_t)cap * sizeof *e);
+        if (e == NULL) {
+            c->a.failed = true;
+            return label;
+        }
+        c->edge = e;
+        c->capedge = cap;
+    }
+    int stub = new_label(&c->a);
+    c->edge[c->nedge++] = (struct Edge){stub, from, (int)o, label};
+    return stub;
+}
+
+static void emit_edge_stubs(Comp *c) {
+    for (int e = 0; e < c->nedge; e++) { /* (the list may not grow here: actions only) */
+        bind(&c->a, c->edge[e].stub);
+        emit_path_action(c, c->edge[e].from, (unsigned)c->edge[e].o);
+        JMP(&c->a, JMP, c->edge[e].to);
+    }
+}
+
 /* At a compiled return, its guards passed (r12 = the frame returning): the path's end and
  * EV_RETURN, as 'ret' in the instrumented interpreter. Uses rax, rdx. */
 static void emit_frame_exit(Comp *c) {
+    if (c->pathbias != VM_PATH_OFF) {
+        INS2(&c->a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, pathreg), 4));
+        path_event(c);
+        emit_enqueue(c);
+        INS2(&c->a, MOV, R(RAX), I(VM_PATH_OFF));
+        INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
+    }
     if (vm_prof_needs & PROF_NEED_RETURN) {
         event_with_depth(c, EV_RETURN, 0);
         emit_enqueue(c);
@@ -770,6 +854,11 @@ static void emit_frame_start(Comp *c) {
     if (vm_prof_needs & PROF_NEED_CALL) {
         event_with_depth(c, EV_CALL, prof_id(c->p));
         emit_enqueue(c);
+    }
+    if (c->pathbias != VM_PATH_OFF) {
+        load_imm64(c, RAX, c->pathbias);
+        INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
+        INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I(0));
     }
 }
 
@@ -917,6 +1006,7 @@ static void emit_template(Comp *c, int pc) {
         break;
     case OP_JMP: {
         int target = pc + 1 + vm_sbx(i);
+        emit_path_action(c, pc, 1);
         if (vm_sbx(i) < 0)
             poll_then_jump(c, target);
         else
@@ -1221,7 +1311,8 @@ static void emit_template(Comp *c, int pc) {
         INS1(a, CALL, R(RAX));
         reload_base(c);
         INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
-        JMP(a, JNZ, L(c, pc + 1 + vm_sbx(i)));
+        JMP(a, JNZ, edge_label(c, pc, 1, L(c, pc + 1 + vm_sbx(i))));
+        emit_path_action(c, pc, 0);
         break;
     }
     case OP_FORLOOP: {
@@ -1231,7 +1322,7 @@ static void emit_template(Comp *c, int pc) {
         JMP(a, JNZ, EXIT(c, pc));
         INS2(a, MOV, R(RAX), VAL(ra + 1));
         INS2(a, TEST, R(RAX), R(RAX));
-        JMP(a, JZ, L(c, done));
+        JMP(a, JZ, edge_label(c, pc, 0, L(c, done)));
         INS1(a, DEC, R(RAX));
         INS2(a, MOV, VAL(ra + 1), R(RAX));
         INS2(a, MOV, R(RAX), VAL(ra));
@@ -1239,6 +1330,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, MOV, VAL(ra), R(RAX));
         INS2(a, MOV, VAL(ra + 3), R(RAX));
         INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+        emit_path_action(c, pc, 1);
         poll_then_jump(c, pc + 1 + vm_sbx(i));
         break;
     }
@@ -1482,12 +1574,18 @@ static JitCode *compile_locked(Proto *p) {
     c.callentry = new_label(a);
     if (a->failed) goto fail;
 
+    if (jit_prof) {
+        c.fid = prof_id(p);
+        c.pathbias = (vm_prof_needs & PROF_NEED_PATH) ? vm_pathprof_bias(p, c.fid) : VM_PATH_OFF;
+    }
     /* Which pcs have a template; a test's JMP must follow it (the verifier guarantees it). */
     int ntemplated = 0;
     for (int pc = 0; pc < c.n; pc++) {
         unsigned op = vm_op(p->code[pc]);
         bool t = has_template(p, pc);
         if (t && op >= OP_EQ && op <= OP_TESTSET && (pc + 1 >= c.n || vm_op(p->code[pc + 1]) != OP_JMP)) t = false;
+        if (t && op >= OP_EQ && op <= OP_TESTSET && c.pathbias != VM_PATH_OFF && vm_sbx(p->code[pc + 1]) == 0)
+            t = false; /* both outcomes one target: the step tells them apart (target_label) */
         tmpl[pc] = t;
         ntemplated += t;
     }
@@ -1585,6 +1683,7 @@ static JitCode *compile_locked(Proto *p) {
     INS2(a, ADD, R(RBASE), I(16));
     load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
     INS1(a, JMP, R(RAX));
+    emit_edge_stubs(&c);
     emit_enqueue_stubs(&c);
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
     bind(a, c.resume);
@@ -1654,6 +1753,7 @@ fail:
         fprintf(stderr, "jit: %s: not compiled (%s%s%s), interpreted\n", name, c.a.why ? c.a.why : "out of memory",
                 c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
     }
+    free(c.edge);
     free(c.enqslow);
     free(c.enqback);
     free(c.a.buf);

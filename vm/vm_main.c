@@ -680,7 +680,8 @@ int main(int argc, char **argv) {
      * (and the path oracle) run the instrumented interpreter, without the JIT. */
     if (opt.jit.on && opt.dump_bytecode) opt.jit.on = false;
     if (opt.jit.on && vm_prof_instrumented &&
-        ((vm_prof_needs & ~(unsigned)(PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN)) || vm_pathprof_oracle))
+        ((vm_prof_needs & ~(unsigned)(PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN | PROF_NEED_PATH)) ||
+         vm_pathprof_oracle))
         opt.jit.on = false;
     jit_configure(&opt.jit);
     ArgJob aj = {argc, argv, script ? i : argc};

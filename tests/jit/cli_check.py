@@ -76,7 +76,7 @@ def main():
         r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=methodcount", "-Xanalysis=sequential", prog)
         check(r.returncode == 0 and "call entry: the frame's EV_CALL" in r.stderr and "500500" in r.stdout,
               "with an analysis that needs calls only, compiled code emits EV_CALL")
-        r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=pathprof", "-Xanalysis=sequential", prog)
+        r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=cachesim", "-Xanalysis=sequential", prog)
         check(r.returncode == 0 and "jit:" not in r.stderr and "500500" in r.stdout,
               "with an analysis that needs more than calls, nothing is compiled")
         r = run("-Xjit=off", prog)

@@ -300,7 +300,7 @@ def one_program(tandem, d, f):
 # Analyses that need calls only (methodcount, calltree) run compiled code: the JIT emits
 # EV_CALL at compiled calls' entries (jit/README.md). Their profiles must be the interpreter's,
 # concurrent (small rings, so the JIT's enqueue wraps and blocks) and sequential.
-CALLS_ONLY = "methodcount,calltree,callgraph"
+CALLS_ONLY = "methodcount,calltree,callgraph,pathprof"
 
 
 def one_program_jit(tandem, d, f):
@@ -333,8 +333,8 @@ def test_jit(tandem, jobs):
     prog = os.path.join(PROGRAMS, "functions", "recursion.lua")
     code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=methodcount", "-Xprofile.out=/dev/null", prog])
     check("JIT: compiles while methodcount profiles", code == 0 and "jit: " in err, err[-500:])
-    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=pathprof", "-Xprofile.out=/dev/null", prog])
-    check("JIT: not used while pathprof profiles", code == 0 and "jit: " not in err, err[-500:])
+    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", prog])
+    check("JIT: not used while cachesim profiles", code == 0 and "jit: " not in err, err[-500:])
     cases = program_cases()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         list(ex.map(lambda c: one_program_jit(tandem, *c), cases))
