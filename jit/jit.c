@@ -295,9 +295,9 @@ typedef struct Comp {
     int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
     int dispatch;      /* label: poll, then jump to the code of the pc in rax (after a step) */
     int callentry;     /* label: where compiled calls enter (EV_CALL while profiling, then pc 0) */
-    int *enqslow, *enqback; /* per inline enqueue: its out-of-line slow path, and where it
-                          goes back to */
-    int nenq, capenq;
+    struct Slow { int slow, back, arg; uintptr_t fn; uint64_t imm; } *slow;
+                       /* out-of-line calls of profiling slow paths (emit_slow_stubs) */
+    int nslow, capslow;
     uintptr_t pathbias; /* path profiling: the function's action table (vm_pathprof.h), or
                           VM_PATH_OFF: no path code */
     uint32_t fid;      /* the function's id in profiles (0 when not profiling) */
@@ -342,7 +342,9 @@ static void reload_base(Comp *c) {
 
 /* Back-edge safepoint: the interpreter's POLL, one load and compare-and-branch; the slow
  * path (out of line) stores savedpc and calls vm_poll_slow, then continues at [target]. */
+static void emit_reserve(Comp *c);
 static void poll_then_jump(Comp *c, int target) {
+    emit_reserve(c); /* a back edge: room for the loop body's heap accesses */
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
     INS2(&c->a, CMP, M(RAX, 0, 4), I(0));
     if (c->pollslow[target] < 0) c->pollslow[target] = new_label(&c->a);
@@ -692,30 +694,74 @@ static void probe_str(Comp *c, String *key, int hit) {
     bind(a, miss);
 }
 
-/* Enqueue the event in rdx into the thread's stream (r14: a VmProfStream, whose first word is
- * its producer's cursor), as the interpreter's vm_prof_emit does. Exhaustive mode is the CAB
- * fast path of cab_push, five instructions: load the cursor, test the slot for CLEAR, branch
- * out if not, store, advance the cursor in memory. Sampling tests for MAGIC instead (its ring
- * is never full, it only wraps). Other kinds (sequential analysis, the instrument stage)
- * always take the slow path, vm_prof_emit. Uses rax; the slow path (out of line, placed by
- * emit_enqueue_stubs) keeps every other register. */
-static void emit_enqueue(Comp *c) {
-    Asm *a = &c->a;
-    if (c->nenq == c->capenq) {
-        int cap = c->capenq ? 2 * c->capenq : 16;
-        int *s1 = realloc(c->enqslow, (size_t)cap * sizeof *s1);
-        if (s1 != NULL) c->enqslow = s1;
-        int *s2 = s1 ? realloc(c->enqback, (size_t)cap * sizeof *s2) : NULL;
-        if (s2 != NULL) c->enqback = s2;
-        if (s1 == NULL || s2 == NULL) {
-            a->failed = true;
-            return;
-        }
-        c->capenq = cap;
+/* Room for one more element in the growing array *[arr] of [n] used, *[cap] allocated
+ * elements of [size] bytes; false (and the compilation failed) when memory runs out. */
+static bool grow(Comp *c, void **arr, int *cap, int n, size_t size) {
+    if (n < *cap) return true;
+    int ncap = *cap ? 2 * *cap : 16;
+    void *na = realloc(*arr, (size_t)ncap * size);
+    if (na == NULL) {
+        c->a.failed = true;
+        return false;
     }
-    int slow = new_label(a), back = new_label(a);
-    c->enqslow[c->nenq] = slow;
-    c->enqback[c->nenq++] = back;
+    *arr = na;
+    *cap = ncap;
+    return true;
+}
+
+/* A call into C out of line, from code whose caller-saved registers must all survive it:
+ * [fn](rdi), rdi being rdx (SLOW_RDX), r12 (SLOW_CI) or [imm] (SLOW_IMM); then back to
+ * [back]. Returns the stub's label. */
+enum { SLOW_RDX, SLOW_CI, SLOW_IMM };
+static int slow_call(Comp *c, void *fn, int arg, uint64_t imm, int back) {
+    if (!grow(c, (void **)&c->slow, &c->capslow, c->nslow, sizeof *c->slow)) return back;
+    int l = new_label(&c->a);
+    c->slow[c->nslow++] = (struct Slow){l, back, arg, (uintptr_t)fn, imm};
+    return l;
+}
+
+/* The slow-call stubs, saving every caller-saved register the code around may hold (9
+ * general-purpose, xmm0 and xmm1: 112 bytes, so rsp stays 16-byte aligned for the call). */
+static const ZydisRegister saved_gprs[] = {ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX,
+                                           ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI, ZYDIS_REGISTER_R8,
+                                           ZYDIS_REGISTER_R9,  ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11};
+static void emit_slow_stubs(Comp *c) {
+    Asm *a = &c->a;
+    int n = (int)(sizeof saved_gprs / sizeof saved_gprs[0]);
+    for (int e = 0; e < c->nslow; e++) {
+        const struct Slow *sl = &c->slow[e];
+        bind(a, sl->slow);
+        for (int r = 0; r < n; r++) INS1(a, PUSH, R(saved_gprs[r]));
+        INS2(a, SUB, R(ZYDIS_REGISTER_RSP), I(40));
+        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 0, 16), R(XMM0));
+        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 16, 16), R(XMM1));
+        if (sl->arg == SLOW_RDX)
+            INS2(a, MOV, R(RDI), R(RDX));
+        else if (sl->arg == SLOW_CI)
+            INS2(a, MOV, R(RDI), R(RCI));
+        else
+            load_imm64(c, RDI, sl->imm);
+        load_imm64(c, RAX, (uint64_t)sl->fn);
+        INS1(a, CALL, R(RAX));
+        INS2(a, MOVDQU, R(XMM0), M(ZYDIS_REGISTER_RSP, 0, 16));
+        INS2(a, MOVDQU, R(XMM1), M(ZYDIS_REGISTER_RSP, 16, 16));
+        INS2(a, ADD, R(ZYDIS_REGISTER_RSP), I(40));
+        for (int r = n - 1; r >= 0; r--) INS1(a, POP, R(saved_gprs[r]));
+        JMP(a, JMP, sl->back);
+    }
+}
+
+/* Enqueue the event in rdx into the thread's stream (r14: a VmProfStream, whose first word is
+ * its producer's cursor), as the interpreter's vm_prof_emit does ([mem]: vm_prof_emit_mem,
+ * for heap accesses, whose room was reserved). Exhaustive mode is the CAB fast path of
+ * cab_push, five instructions: load the cursor, test the slot for CLEAR, branch out if not,
+ * store, advance the cursor in memory. Sampling tests for MAGIC instead (its ring is never
+ * full, it only wraps). Other kinds (sequential analysis, the instrument stage) always take
+ * the slow path. Uses rax; the slow path keeps every other register. */
+static void emit_enqueue_as(Comp *c, bool mem) {
+    Asm *a = &c->a;
+    int back = new_label(a);
+    int slow = slow_call(c, mem ? (void *)&vm_prof_emit_mem_out : (void *)&vm_prof_emit_slow, SLOW_RDX, 0, back);
     if (jit_prof_kind == VM_PS_EXHAUSTIVE || jit_prof_kind == VM_PS_SAMPLING) {
         _Static_assert(offsetof(VmProfStream, prod) == 0 && offsetof(CabProducer, cur) == 0,
                        "the stream's first word is its cursor");
@@ -729,42 +775,46 @@ static void emit_enqueue(Comp *c) {
     }
     bind(a, back);
 }
+static void emit_enqueue(Comp *c) { emit_enqueue_as(c, false); }
 
-/* The slow paths of the function's enqueues: vm_prof_emit (a wrap, a full ring, or no inline
- * path), saving every caller-saved register the code around may hold (9 general-purpose,
- * xmm0 and xmm1: 112 bytes, so rsp stays 16-byte aligned for the call). */
-static const ZydisRegister saved_gprs[] = {ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX,
-                                           ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI, ZYDIS_REGISTER_R8,
-                                           ZYDIS_REGISTER_R9,  ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11};
-static void emit_enqueue_stubs(Comp *c) {
-    Asm *a = &c->a;
-    int n = (int)(sizeof saved_gprs / sizeof saved_gprs[0]);
-    for (int e = 0; e < c->nenq; e++) {
-        bind(a, c->enqslow[e]);
-        for (int r = 0; r < n; r++) INS1(a, PUSH, R(saved_gprs[r]));
-        INS2(a, SUB, R(ZYDIS_REGISTER_RSP), I(40));
-        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 0, 16), R(XMM0));
-        INS2(a, MOVDQU, M(ZYDIS_REGISTER_RSP, 16, 16), R(XMM1));
-        INS2(a, MOV, R(RDI), R(RDX));
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_prof_emit_slow);
-        INS1(a, CALL, R(RAX));
-        INS2(a, MOVDQU, R(XMM0), M(ZYDIS_REGISTER_RSP, 0, 16));
-        INS2(a, MOVDQU, R(XMM1), M(ZYDIS_REGISTER_RSP, 16, 16));
-        INS2(a, ADD, R(ZYDIS_REGISTER_RSP), I(40));
-        for (int r = n - 1; r >= 0; r--) INS1(a, POP, R(saved_gprs[r]));
-        JMP(a, JMP, c->enqback[e]);
-    }
+/* A heap load or store at [addr + disp] (EV_LOAD / EV_STORE, as MEMEV in the
+ * interpreter), while an analysis needs them. Uses rax, rdx. */
+static void emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp) {
+    if (!jit_prof || !(vm_prof_needs & PROF_NEED_MEM)) return;
+    INS2(&c->a, LEA, R(RDX), M(addr, disp, 8));
+    load_imm64(c, RAX, ev_make(kind, 0));
+    INS2(&c->a, OR, R(RDX), R(RAX));
+    emit_enqueue_as(c, true);
 }
 
-/* rdx = [kind | depth:24 << 32 | low], the depth of the frame in r12 saturated as ev_depth
- * does. Uses rax. */
-static void event_with_depth(Comp *c, EvKind kind, uint32_t low) {
+/* Room for the heap-access events up to the next safepoint (RESERVE_FOR in the interpreter:
+ * 2 x ncode, at most one access and one cut-edge path event per instruction), at a safepoint:
+ * cab_reserve's check inline (exhaustive CAB only: nothing else ever waits), its wait out of
+ * line. Uses rax. */
+static void emit_reserve(Comp *c) {
+    if (!jit_prof || !(vm_prof_needs & PROF_NEED_MEM) || jit_prof_kind != VM_PS_EXHAUSTIVE) return;
+    Asm *a = &c->a;
+    size_t n = 2 * (size_t)c->p->ncode;
+    int back = new_label(a);
+    int slow = slow_call(c, (void *)&vm_prof_reserve_out, SLOW_IMM, n, back);
+    INS2(a, MOV, R(RAX), M(RPS, offsetof(CabProducer, cur), 8));
+    INS2(a, ADD, R(RAX), I(8 * ((int64_t)n - 1)));
+    INS2(a, CMP, R(RAX), M(RPS, offsetof(CabProducer, end), 8));
+    JMP(a, JNB, slow);
+    INS2(a, CMP, M(RAX, 0, 8), I(0));
+    JMP(a, JNZ, slow);
+    bind(a, back);
+}
+
+/* rdx = [kind | depth << shift | low], the depth of the frame in r12 saturated as ev_depth
+ * does (EV_CALL has it at bit 32, EV_RETURN at bit 0). Uses rax. */
+static void event_with_depth(Comp *c, EvKind kind, int shift, uint32_t low) {
     Asm *a = &c->a;
     INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, depth), 4));
     INS2(a, MOV, R(EAX), I(EV_DEPTH_MAX));
     INS2(a, CMP, R(ZYDIS_REGISTER_EDX), R(EAX));
     INS2(a, CMOVNBE, R(ZYDIS_REGISTER_EDX), R(EAX));
-    INS2(a, SHL, R(RDX), I(32));
+    if (shift != 0) INS2(a, SHL, R(RDX), I(shift));
     load_imm64(c, RAX, ev_make(kind, low));
     INS2(a, OR, R(RDX), R(RAX));
 }
@@ -805,16 +855,7 @@ static void emit_path_action(Comp *c, int pc, unsigned o) {
  * itself, or an out-of-line stub that applies the path action first. */
 static int edge_label(Comp *c, int from, unsigned o, int label) {
     if (path_noop(c, from, o)) return label;
-    if (c->nedge == c->capedge) {
-        int cap = c->capedge ? 2 * c->capedge : 16;
-        struct Edge *e = realloc(c->edge, (size_t)cap * sizeof *e);
-        if (e == NULL) {
-            c->a.failed = true;
-            return label;
-        }
-        c->edge = e;
-        c->capedge = cap;
-    }
+    if (!grow(c, (void **)&c->edge, &c->capedge, c->nedge, sizeof *c->edge)) return label;
     int stub = new_label(&c->a);
     c->edge[c->nedge++] = (struct Edge){stub, from, (int)o, label};
     return stub;
@@ -839,7 +880,7 @@ static void emit_frame_exit(Comp *c) {
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
     }
     if (vm_prof_needs & PROF_NEED_RETURN) {
-        event_with_depth(c, EV_RETURN, 0);
+        event_with_depth(c, EV_RETURN, 0, 0);
         emit_enqueue(c);
     }
 }
@@ -852,7 +893,7 @@ static uint32_t prof_id(Proto *p) { return p->id != 0 ? p->id : vm_prof_newid(p)
  * enqueued by the caller's CALL template, which knows it.) */
 static void emit_frame_start(Comp *c) {
     if (vm_prof_needs & PROF_NEED_CALL) {
-        event_with_depth(c, EV_CALL, prof_id(c->p));
+        event_with_depth(c, EV_CALL, 32, prof_id(c->p));
         emit_enqueue(c);
     }
     if (c->pathbias != VM_PATH_OFF) {
@@ -860,6 +901,7 @@ static void emit_frame_start(Comp *c) {
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I(0));
     }
+    emit_reserve(c);
 }
 
 /* The template of the instruction at [pc] (has_template says it has one). Float ordered
@@ -907,14 +949,16 @@ static void emit_template(Comp *c, int pc) {
     case OP_SETUPVAL:
         /* upvals[B]->v, then the whole Value in one 16-byte access (another thread may be
          * writing the same upvalue: vm_value.h) */
-        INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
-        INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+        INS2(a, MOV, R(RCX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
+        INS2(a, MOV, R(RCX), M(RCX, offsetof(UpVal, v), 8));
         if (vm_op(i) == OP_GETUPVAL) {
-            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+            INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
+            emit_mem(c, EV_LOAD, RCX, 0);
             INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
         } else {
+            emit_mem(c, EV_STORE, RCX, 0);
             INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
-            INS2(a, MOVDQA, M(RAX, 0, 16), R(XMM0));
+            INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
         }
         break;
     case OP_ADDI:
@@ -1173,6 +1217,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
         JMP(a, JNZ, EXIT(c, pc));
         bind(a, store);
+        emit_mem(c, EV_LOAD, RCX, offsetof(TabArr, v));
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
         break;
     }
@@ -1207,6 +1252,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
         JMP(a, JNZ, EXIT(c, pc));
         bind(a, store);
+        emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v));
         if (vm_k(i)) {
             load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
             INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
@@ -1255,6 +1301,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RCX, offsetof(Table, meta), 8), I(0));
         JMP(a, JNZ, EXIT(c, pc));
         bind(a, store);
+        emit_mem(c, EV_LOAD, RAX, 0);
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
         break;
     }
@@ -1289,13 +1336,15 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
         JMP(a, JZ, EXIT(c, pc));
         bind(a, got);
+        INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
+        emit_mem(c, EV_STORE, RCX, 0);
         if (vm_k(i)) {
             load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
             INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
         } else {
             INS2(a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
         }
-        INS2(a, MOVDQA, M(RAX, 0, 16), R(XMM0));
+        INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
         break;
     }
     case OP_FORPREP: {
@@ -1482,6 +1531,21 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RCI), R(RDI));
             INS2(a, LEA, R(RBASE), M(RAX, 16, 8));
             INS2(a, MOV, R(RCL), R(R8));
+            if (jit_prof && (vm_prof_needs & PROF_NEED_MEM) && jit_prof_kind == VM_PS_EXHAUSTIVE) {
+                /* control back in the caller (rsi: its Proto): room for 2 x its ncode heap
+                 * accesses, as emit_reserve for a size known only now */
+                int back = new_label(a);
+                int rslow = slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back);
+                INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
+                INS2(a, SHL, R(RDX), I(4));
+                INS2(a, MOV, R(RAX), M(RPS, offsetof(CabProducer, cur), 8));
+                INS2(a, LEA, R(RAX), MX(RAX, RDX, 1, -8, 8));
+                INS2(a, CMP, R(RAX), M(RPS, offsetof(CabProducer, end), 8));
+                JMP(a, JNB, rslow);
+                INS2(a, CMP, M(RAX, 0, 8), I(0));
+                JMP(a, JNZ, rslow);
+                bind(a, back);
+            }
             INS1(a, JMP, R(RCX));
         }
         bind(a, slow);
@@ -1531,8 +1595,8 @@ static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
     long ce = c->a.label[c->callentry];
     jit_disasm(stderr, code, (size_t)ce, "      ");
     if (ce < c->a.label[0]) {
-        fprintf(stderr, "  call entry: the frame's EV_CALL, enqueued inline (cursor load, CLEAR test, branch, "
-                        "store, advance)\n");
+        fprintf(stderr, "  call entry: the frame's events (EV_CALL enqueued inline: cursor load, CLEAR test, "
+                        "branch, store, advance), path register, room for heap accesses\n");
         jit_disasm(stderr, code + ce, (size_t)(c->a.label[0] - ce), "      ");
     }
     for (int pc = 0; pc < c->n; pc++) {
@@ -1684,7 +1748,7 @@ static JitCode *compile_locked(Proto *p) {
     load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
     INS1(a, JMP, R(RAX));
     emit_edge_stubs(&c);
-    emit_enqueue_stubs(&c);
+    emit_slow_stubs(&c);
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
     bind(a, c.resume);
     INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
@@ -1754,8 +1818,7 @@ fail:
                 c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
     }
     free(c.edge);
-    free(c.enqslow);
-    free(c.enqback);
+    free(c.slow);
     free(c.a.buf);
     free(c.a.label);
     free(c.a.fix);

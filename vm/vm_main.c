@@ -676,13 +676,10 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    /* Compiled code emits EV_CALL only (jit/README.md): analyses that need other events
-     * (and the path oracle) run the instrumented interpreter, without the JIT. */
+    /* Compiled code emits the events of every analysis (jit/README.md); the path oracle
+     * (a debug loop of the interpreter) runs without it. */
     if (opt.jit.on && opt.dump_bytecode) opt.jit.on = false;
-    if (opt.jit.on && vm_prof_instrumented &&
-        ((vm_prof_needs & ~(unsigned)(PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN | PROF_NEED_PATH)) ||
-         vm_pathprof_oracle))
-        opt.jit.on = false;
+    if (opt.jit.on && vm_pathprof_oracle) opt.jit.on = false;
     jit_configure(&opt.jit);
     ArgJob aj = {argc, argv, script ? i : argc};
     if (vm_protect(S, f_setargs, &aj) != VM_OK) {

@@ -465,3 +465,6 @@ int vm_prof_kind(void) {
 }
 
 void vm_prof_emit_slow(uint64_t ev) { vm_prof_emit(ev); }
+void vm_prof_emit_mem_out(uint64_t ev) { vm_prof_emit_mem(ev); }
+
+void vm_prof_reserve_out(uint64_t n) { vm_prof_reserve((size_t)n); }

@@ -64,6 +64,9 @@ int vm_prof_kind(void);
 /* vm_prof_emit out of line: the slow path of the JIT's inline enqueue (a full ring, a wrap,
  * or a stream whose kind has no inline path). */
 void vm_prof_emit_slow(uint64_t ev) __attribute__((noinline));
+/* vm_prof_emit_mem and vm_prof_reserve out of line, for the JIT's heap-access events. */
+void vm_prof_emit_mem_out(uint64_t ev) __attribute__((noinline));
+void vm_prof_reserve_out(uint64_t n) __attribute__((noinline));
 
 static inline void vm_prof_emit(uint64_t ev) {
     VmProfStream *s = vm_prof_tl;

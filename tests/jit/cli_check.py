@@ -74,11 +74,8 @@ def main():
               "%s names sum (got %r)" % (path, lines[:3]))
 
         r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=methodcount", "-Xanalysis=sequential", prog)
-        check(r.returncode == 0 and "call entry: the frame's EV_CALL" in r.stderr and "500500" in r.stdout,
-              "with an analysis that needs calls only, compiled code emits EV_CALL")
-        r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=cachesim", "-Xanalysis=sequential", prog)
-        check(r.returncode == 0 and "jit:" not in r.stderr and "500500" in r.stdout,
-              "with an analysis that needs more than calls, nothing is compiled")
+        check(r.returncode == 0 and "call entry: the frame's events" in r.stderr and "500500" in r.stdout,
+              "while profiling, compiled code emits the events")
         r = run("-Xjit=off", prog)
         check(r.stdout == "500500\n", "-Xjit=off runs the interpreter")
 

@@ -297,10 +297,10 @@ def one_program(tandem, d, f):
     return name
 
 
-# Analyses that need calls only (methodcount, calltree) run compiled code: the JIT emits
-# EV_CALL at compiled calls' entries (jit/README.md). Their profiles must be the interpreter's,
-# concurrent (small rings, so the JIT's enqueue wraps and blocks) and sequential.
-CALLS_ONLY = "methodcount,calltree,callgraph,pathprof"
+# Every analysis runs compiled code: the JIT emits the instrumented interpreter's events
+# (jit/README.md). Their profiles must be the interpreter's, concurrent (small rings, so the
+# JIT's enqueues wrap and block, and its reservations wait) and sequential.
+JIT_ANALYSES = ALL_ANALYSES
 
 
 def one_program_jit(tandem, d, f):
@@ -312,9 +312,9 @@ def one_program_jit(tandem, d, f):
         if os.path.exists(stem + ".opts") else []
     runs = {}
     for jit, mode in (("off", "small"), ("on", "small"), ("on", "sequential")):
-        runs[jit, mode] = profile(tandem, f, CALLS_ONLY, mode, cwd=cwd, stdin=stdin, args=args,
+        runs[jit, mode] = profile(tandem, f, JIT_ANALYSES, mode, cwd=cwd, stdin=stdin, args=args,
                                   extra=opts + [f"-Xjit={jit}"])
-    name = f"programs {d}/{f} (JIT, {CALLS_ONLY})"
+    name = f"programs {d}/{f} (JIT, {JIT_ANALYSES})"
     ref = runs["off", "small"]
     check(f"{name}: report written", ref[2] != "", ref[3][-1000:])
     for key in (("on", "small"), ("on", "sequential")):
@@ -329,12 +329,16 @@ def one_program_jit(tandem, d, f):
 
 
 def test_jit(tandem, jobs):
-    # the JIT does run while calls-only analyses profile (and not with the others)
+    # the JIT does run while profiling, and not with the path oracle (an interpreter loop)
     prog = os.path.join(PROGRAMS, "functions", "recursion.lua")
-    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=methodcount", "-Xprofile.out=/dev/null", prog])
-    check("JIT: compiles while methodcount profiles", code == 0 and "jit: " in err, err[-500:])
-    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", prog])
-    check("JIT: not used while cachesim profiles", code == 0 and "jit: " not in err, err[-500:])
+    code, _, err = run(tandem, ["-Xdump=jit", f"-Xprofile={JIT_ANALYSES}", "-Xprofile.out=/dev/null", prog])
+    check("JIT: compiles while every analysis profiles", code == 0 and "jit: " in err, err[-500:])
+    fd, orc = tempfile.mkstemp(prefix="tandem_oracle_")
+    os.close(fd)
+    code, _, err = run(tandem, ["-Xdump=jit", "-Xprofile=pathprof", "-Xprofile.out=/dev/null", prog],
+                       env={"TANDEM_PATHPROF_ORACLE": orc})
+    os.unlink(orc)
+    check("JIT: not used with the path oracle", code == 0 and "jit: " not in err, err[-500:])
     cases = program_cases()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         list(ex.map(lambda c: one_program_jit(tandem, *c), cases))
@@ -372,7 +376,7 @@ def main():
         summary.append(f"programs ({n})")
     if "jit" in only:
         n = test_jit(tandem, a.jobs)
-        summary.append(f"JIT == interpreter, {CALLS_ONLY} ({n} programs)")
+        summary.append(f"JIT == interpreter, {JIT_ANALYSES} ({n} programs)")
     for f in failures:
         print("FAIL", f)
     print(f"{'FAILED' if failures else 'ok'}: {'; '.join(summary)}; {stats_checked[0]} concurrent runs "
