@@ -1,16 +1,18 @@
 /* jit.c: the x86-64 template JIT (see jit/README.md for the design).
  *
  * A Proto is compiled whole: one template per bytecode instruction, laid out in bytecode
- * order, each starting at a label of its pc. An instruction without a template compiles to an
- * exit: store its pc in ci->savedpc, return it. A template's type guards jump to an
- * out-of-line exit stub for the instruction's own pc, so the interpreter re-executes the
- * whole instruction (templates write nothing before their guards have passed). Instructions
+ * order, each starting at a label of its pc. An instruction without a template compiles to a
+ * step: the interpreter runs it (vm_jit_step) and compiled code goes on. A template's type
+ * guards jump to an out-of-line step of the instruction's own pc, so the interpreter executes
+ * the whole instruction (templates write nothing before their guards have passed). Calls and
+ * returns between compiled frames switch frames without leaving compiled code. Instructions
  * are assembled by Zydis's encoder; branches are always emitted in their rel32 form and
  * patched once every label is placed.
  *
  * Register convention inside compiled code (System V callee-saved, so calls to C helpers
- * keep them): rbx = base (the frame's R[0]), r12 = ci, r13 = S, r15 = the LClosure.
- * rax, rcx, xmm0, xmm1 are scratch. */
+ * keep them): rbx = base (the frame's R[0]), r12 = ci, r13 = S, r15 = the LClosure, r14 =
+ * the profiling stream while profiling. rax, rcx, rdx, rsi, rdi, r8, r9, xmm0, xmm1 are
+ * scratch. */
 #include "jit.h"
 
 #include <Zydis/Zydis.h>
@@ -286,9 +288,9 @@ typedef struct Comp {
     Asm a;
     Proto *p;
     int n;             /* p->ncode */
-    int exit0;         /* label of the out-of-line step of pc j, where its template's guards
-                          go: exit0 + j (placed only if used) */
-    bool *exitused;
+    int step0;         /* label of the out-of-line step of pc j, where its template's guards
+                          go: step0 + j (placed only if used) */
+    bool *stepused;
     int epilogue;      /* label: store rax in ci->savedpc, restore, return rax */
     int sw;            /* label: switch to the frame S->ci and jump to rax (calls, returns) */
     int resume;        /* label: give S->ci back to the interpreter at its savedpc */
@@ -313,9 +315,10 @@ typedef struct Comp {
 
 static int L(Comp *c, int pc) { return pc; } /* the label of pc's template is pc */
 
-static int EXIT(Comp *c, int pc) {
-    c->exitused[pc] = true;
-    return c->exit0 + pc;
+/* The out-of-line step of [pc], where its template's failed guards go. */
+static int STEP(Comp *c, int pc) {
+    c->stepused[pc] = true;
+    return c->step0 + pc;
 }
 
 static void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, R(r), I((int64_t)v)); }
@@ -390,7 +393,7 @@ static Src src_const(const Value *v) {
 }
 static Src src_int(int64_t i) { return (Src){-1, true, i, 0}; }
 
-/* xmm := the operand as a double; a non-number register exits at [pc]. */
+/* xmm := the operand as a double; a non-number register is stepped at [pc]. */
 static void load_num(Comp *c, ZydisRegister xmm, Src s, int pc) {
     Asm *a = &c->a;
     if (s.reg < 0) {
@@ -408,7 +411,7 @@ static void load_num(Comp *c, ZydisRegister xmm, Src s, int pc) {
     JMP(a, JMP, done);
     bind(a, notflt);
     INS2(a, CMP, TAG(s.reg), I(VT_INT));
-    JMP(a, JNZ, EXIT(c, pc));
+    JMP(a, JNZ, STEP(c, pc));
     INS2(a, PXOR, R(xmm), R(xmm)); /* cvtsi2sd writes only the low half: break the dependency */
     INS2(a, CVTSI2SD, R(xmm), VAL(s.reg));
     bind(a, done);
@@ -431,7 +434,7 @@ static void int_op(Comp *c, ZydisMnemonic mn, Src s) {
 }
 
 /* R[a] := b OP c with the interpreter's number fast paths: int OP int (wrapping) when
- * [imn] is given, else (or for any mix with a float) double OP double; anything else exits
+ * [imn] is given, else (or for any mix with a float) double OP double; anything else is stepped
  * to the interpreter (string coercion, metamethods, errors). */
 static void arith(Comp *c, int pc, int ra, Src b, Src cs, ZydisMnemonic imn, ZydisMnemonic fmn) {
     Asm *a = &c->a;
@@ -452,7 +455,7 @@ static void arith(Comp *c, int pc, int ra, Src b, Src cs, ZydisMnemonic imn, Zyd
     }
     bind(a, flt);
     if (fmn == ZYDIS_MNEMONIC_INVALID) {
-        JMP(a, JMP, EXIT(c, pc));
+        JMP(a, JMP, STEP(c, pc));
     } else {
         load_num(c, XMM0, b, pc);
         load_num(c, XMM1, cs, pc);
@@ -507,7 +510,7 @@ static bool has_template(const Proto *p, int pc) {
         if (tt == VT_INT) return true;
         return tt == VT_FLOAT && vm_op(i) != OP_BANDK && vm_op(i) != OP_BORK && vm_op(i) != OP_BXORK;
     }
-    case OP_MOD:
+    case OP_MOD: case OP_LEN: case OP_NEWTABLE:
         return true;
     case OP_MODK: { /* an integer constant other than 0 and -1 (errors, overflow: the interpreter) */
         const Value *kc = &p->k[vm_c(i)];
@@ -532,7 +535,7 @@ static bool has_template(const Proto *p, int pc) {
 /* ---- calls and returns between compiled frames ---------------------------------------- */
 
 /* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
- * or an inline exit that hands the frame to the interpreter), compiling [p] first if nobody
+ * or a step through the interpreter), compiling [p] first if nobody
  * has; 1 if [p] cannot be compiled (the interpreter runs it). */
 static uintptr_t code_at(Proto *p, const Instr *pc) {
     const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jit, __ATOMIC_ACQUIRE);
@@ -975,7 +978,7 @@ static void emit_template(Comp *c, int pc) {
         case OP_SUB: case OP_SUBK: imn = ZYDIS_MNEMONIC_SUB; fmn = ZYDIS_MNEMONIC_SUBSD; break;
         case OP_MUL: case OP_MULK: imn = ZYDIS_MNEMONIC_IMUL; fmn = ZYDIS_MNEMONIC_MULSD; break;
         case OP_DIV: case OP_DIVK: fmn = ZYDIS_MNEMONIC_DIVSD; break; /* '/' is always float */
-        case OP_BAND: case OP_BANDK: imn = ZYDIS_MNEMONIC_AND; break;  /* floats: coercion, exit */
+        case OP_BAND: case OP_BANDK: imn = ZYDIS_MNEMONIC_AND; break;  /* floats: coercion, stepped */
         case OP_BOR: case OP_BORK: imn = ZYDIS_MNEMONIC_OR; break;
         default: imn = ZYDIS_MNEMONIC_XOR; break;
         }
@@ -989,7 +992,7 @@ static void emit_template(Comp *c, int pc) {
          * -1 (INT_MIN % -1 traps in idiv) go to the interpreter. */
         int store = new_label(a);
         INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         INS2(a, MOV, R(RAX), VAL(vm_b(i)));
         if (vm_op(i) == OP_MODK) {
             int64_t d = p->k[vm_c(i)].u.i;
@@ -1001,11 +1004,11 @@ static void emit_template(Comp *c, int pc) {
             load_imm64(c, RCX, (uint64_t)d);
         } else {
             INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
             INS2(a, MOV, R(RCX), VAL(vm_c(i)));
             INS2(a, LEA, R(RDX), M(RCX, 1, 8));
             INS2(a, CMP, R(RDX), I(1));
-            JMP(a, JBE, EXIT(c, pc)); /* divisor 0 or -1 */
+            JMP(a, JBE, STEP(c, pc)); /* divisor 0 or -1 */
         }
         INS0(a, CQO);
         INS1(a, IDIV, R(RCX));
@@ -1020,6 +1023,43 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, MOV, TAG(ra), I(VT_INT));
         break;
     }
+    case OP_LEN: {
+        /* a string's length, or a table's border (vm_table_len, which neither raises nor
+         * allocates) when it has no metatable; __len and errors are stepped */
+        int rb = (int)vm_b(i), tab = new_label(a), store = new_label(a);
+        INS2(a, CMP, TAG(rb), I(VT_STR));
+        JMP(a, JNZ, tab);
+        INS2(a, MOV, R(RAX), VAL(rb));
+        INS2(a, MOV, R(RAX), M(RAX, offsetof(String, len), 8));
+        JMP(a, JMP, store);
+        bind(a, tab);
+        INS2(a, CMP, TAG(rb), I(VT_TABLE));
+        JMP(a, JNZ, STEP(c, pc));
+        INS2(a, MOV, R(RDI), VAL(rb));
+        INS2(a, CMP, M(RDI, offsetof(Table, meta), 8), I(0));
+        JMP(a, JNZ, STEP(c, pc));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_len);
+        INS1(a, CALL, R(RAX));
+        bind(a, store);
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_INT));
+        break;
+    }
+    case OP_NEWTABLE:
+        /* vm_table_new as the interpreter calls it (Protect: it allocates, so it may collect) */
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, top), 8));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ESI), I(vm_c(i)));
+        INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(vm_b(i)));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_new);
+        INS1(a, CALL, R(RAX));
+        reload_base(c);
+        INS2(a, MOV, VAL(ra), R(RAX));
+        INS2(a, MOV, TAG(ra), I(VT_TABLE));
+        break;
     case OP_UNM: {
         int flt = new_label(a), done = new_label(a);
         int rb = (int)vm_b(i);
@@ -1032,7 +1072,7 @@ static void emit_template(Comp *c, int pc) {
         JMP(a, JMP, done);
         bind(a, flt);
         INS2(a, CMP, TAG(rb), I(VT_FLOAT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         INS2(a, MOV, R(RAX), VAL(rb));
         INS2(a, BTC, R(RAX), I(63)); /* flip the sign bit: -x for every double, NaN included */
         INS2(a, MOV, VAL(ra), R(RAX));
@@ -1063,15 +1103,15 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, TAG(ra), I(VT_INT));
         JMP(a, JNZ, flt);
         INS2(a, CMP, TAG(rb), I(VT_INT));
-        JMP(a, JNZ, EXIT(c, pc)); /* int against non-int: vm_lessthan decides */
+        JMP(a, JNZ, STEP(c, pc)); /* int against non-int: vm_lessthan decides */
         INS2(a, MOV, R(RAX), VAL(ra));
         INS2(a, CMP, R(RAX), VAL(rb));
         cond_branch(c, pc, i, vm_op(i) == OP_LT ? ZYDIS_MNEMONIC_JL : ZYDIS_MNEMONIC_JLE);
         bind(a, flt);
         INS2(a, CMP, TAG(ra), I(VT_FLOAT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         INS2(a, CMP, TAG(rb), I(VT_FLOAT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         /* a < b  <=>  b above a (ucomisd b, a): false when unordered, as Lua wants */
         INS2(a, MOVSD, R(XMM0), VAL(rb));
         INS2(a, UCOMISD, R(XMM0), VAL(ra));
@@ -1090,7 +1130,7 @@ static void emit_template(Comp *c, int pc) {
                                                       : op == OP_GTI ? ZYDIS_MNEMONIC_JNLE : ZYDIS_MNEMONIC_JNL);
         bind(a, flt);
         INS2(a, CMP, TAG(ra), I(VT_FLOAT));
-        JMP(a, JNZ, EXIT(c, pc)); /* metamethods and errors */
+        JMP(a, JNZ, STEP(c, pc)); /* metamethods and errors */
         load_num(c, XMM1, src_int(imm), pc);
         if (op == OP_LTI || op == OP_LEI) { /* x < imm <=> imm above x */
             INS2(a, UCOMISD, R(XMM1), VAL(ra));
@@ -1108,7 +1148,7 @@ static void emit_template(Comp *c, int pc) {
         int isint = new_label(a), notint = new_label(a);
         INS2(a, MOV, R(EAX), TAG(ra));
         INS2(a, CMP, R(EAX), TAG(rb));
-        JMP(a, JNZ, EXIT(c, pc)); /* different tags: 1 == 1.0 and __eq are the interpreter's */
+        JMP(a, JNZ, STEP(c, pc)); /* different tags: 1 == 1.0 and __eq are the interpreter's */
         INS2(a, CMP, R(EAX), I(VT_INT));
         JMP(a, JZ, isint);
         JMP(a, JB, target_label(c, pc, yes)); /* nil, false, true: equal tags are equal values */
@@ -1119,7 +1159,7 @@ static void emit_template(Comp *c, int pc) {
         cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
         bind(a, notint);
         INS2(a, CMP, R(EAX), I(VT_FLOAT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         INS2(a, MOVSD, R(XMM0), VAL(ra));
         INS2(a, UCOMISD, R(XMM0), VAL(rb));
         JMP(a, JP, target_label(c, pc, no)); /* NaN */
@@ -1148,13 +1188,13 @@ static void emit_template(Comp *c, int pc) {
         } else {
             /* an integer register against a float or a wide integer constant: the
              * interpreter's exact mixed comparison */
-            JMP(a, JMP, EXIT(c, pc));
+            JMP(a, JMP, STEP(c, pc));
         }
         bind(a, flt);
         INS2(a, CMP, TAG(ra), I(VT_FLOAT));
         JMP(a, JNZ, target_label(c, pc, no));
         if (kv.tt == VT_INT && (kv.u.i > (1LL << 53) || kv.u.i < -(1LL << 53))) {
-            JMP(a, JMP, EXIT(c, pc)); /* (double)k would round */
+            JMP(a, JMP, STEP(c, pc)); /* (double)k would round */
             break;
         }
         load_num(c, XMM1, src_const(&kv), pc);
@@ -1186,28 +1226,28 @@ static void emit_template(Comp *c, int pc) {
     case OP_GETTABLE: case OP_GETI: {
         /* The array part only (vm_interp_body.h's first fast path): a table, an integer key
          * in 1..size; a nil slot is a hit only if the table has no metatable. Everything
-         * else (hash part, __index, non-tables) exits. The slot is read whole (16 bytes):
+         * else (hash part, __index, non-tables) is stepped. The slot is read whole (16 bytes):
          * other threads may be writing it. */
         int rb = (int)vm_b(i), store = new_label(a);
         bool konst = vm_op(i) == OP_GETI;
         INS2(a, CMP, TAG(rb), I(VT_TABLE));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         if (!konst) {
             INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
         }
         INS2(a, MOV, R(RAX), VAL(rb));                                   /* Table * */
         INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));          /* TabArr * */
         INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
         if (konst) {
             INS2(a, CMP, R(RSI), I((int64_t)vm_c(i) - 1));
-            JMP(a, JBE, EXIT(c, pc));                                     /* size <= key - 1 */
+            JMP(a, JBE, STEP(c, pc));                                     /* size <= key - 1 */
             if (vm_c(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_c(i) - 1)));
         } else {
             INS2(a, MOV, R(RDX), VAL(vm_c(i)));
             INS1(a, DEC, R(RDX));
             INS2(a, CMP, R(RDX), R(RSI));
-            JMP(a, JNB, EXIT(c, pc));                                     /* unsigned: key < 1 too */
+            JMP(a, JNB, STEP(c, pc));                                     /* unsigned: key < 1 too */
             INS2(a, SHL, R(RDX), I(4));
             INS2(a, ADD, R(RCX), R(RDX));
         }
@@ -1215,7 +1255,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
         JMP(a, JNZ, store);
         INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         bind(a, store);
         emit_mem(c, EV_LOAD, RCX, offsetof(TabArr, v));
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
@@ -1226,10 +1266,10 @@ static void emit_template(Comp *c, int pc) {
          * or no metatable (no __newindex to consult); the value stored whole. */
         bool konst = vm_op(i) == OP_SETI;
         INS2(a, CMP, TAG(ra), I(VT_TABLE));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         if (!konst) {
             INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
         }
         int store = new_label(a);
         INS2(a, MOV, R(RAX), VAL(ra));
@@ -1237,20 +1277,20 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
         if (konst) {
             INS2(a, CMP, R(RSI), I((int64_t)vm_b(i) - 1));
-            JMP(a, JBE, EXIT(c, pc));
+            JMP(a, JBE, STEP(c, pc));
             if (vm_b(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_b(i) - 1)));
         } else {
             INS2(a, MOV, R(RDX), VAL(vm_b(i)));
             INS1(a, DEC, R(RDX));
             INS2(a, CMP, R(RDX), R(RSI));
-            JMP(a, JNB, EXIT(c, pc));
+            JMP(a, JNB, STEP(c, pc));
             INS2(a, SHL, R(RDX), I(4));
             INS2(a, ADD, R(RCX), R(RDX));
         }
         INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
         JMP(a, JNZ, store);
         INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         bind(a, store);
         emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v));
         if (vm_k(i)) {
@@ -1265,12 +1305,12 @@ static void emit_template(Comp *c, int pc) {
     case OP_GETFIELD: case OP_GETTABUP: {
         /* A string key: vm_table_getstr (the interpreter's probe; it neither raises nor
          * allocates, so no savedpc or top) on a table, a nil result a hit only without a
-         * metatable; __index, non-tables and errors exit. For GETTABUP the upvalue is read
+         * metatable; __index, non-tables and errors are stepped. For GETTABUP the upvalue is read
          * whole and the table pointer and tag taken from that one copy. */
         const Value *key = &p->k[vm_c(i)];
         if (vm_op(i) == OP_GETFIELD) {
             INS2(a, CMP, TAG(vm_b(i)), I(VT_TABLE));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
             INS2(a, MOV, R(RDI), VAL(vm_b(i)));
         } else {
             INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
@@ -1280,7 +1320,7 @@ static void emit_template(Comp *c, int pc) {
             ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
             INS2(a, MOVD, R(EAX), R(XMM1));
             INS2(a, CMP, R(EAX), I(VT_TABLE));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
         }
         int found = new_label(a), got = new_label(a);
         probe_str(c, key->u.s, found);
@@ -1299,7 +1339,7 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
         JMP(a, JNZ, store);
         INS2(a, CMP, M(RCX, offsetof(Table, meta), 8), I(0));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         bind(a, store);
         emit_mem(c, EV_LOAD, RAX, 0);
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
@@ -1308,12 +1348,12 @@ static void emit_template(Comp *c, int pc) {
     case OP_SETFIELD: case OP_SETTABUP: {
         /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
          * it neither raises nor allocates) gives the slot, which takes the value whole. No
-         * slot (a new key, __newindex) or not a table: exit. */
+         * slot (a new key, __newindex) or not a table: stepped. */
         bool up = vm_op(i) == OP_SETTABUP;
         const Value *key = &p->k[vm_b(i)];
         if (!up) {
             INS2(a, CMP, TAG(ra), I(VT_TABLE));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
             INS2(a, MOV, R(RDI), VAL(ra));
         } else {
             INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)ra, 8));
@@ -1323,18 +1363,18 @@ static void emit_template(Comp *c, int pc) {
             ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE));
             INS2(a, MOVD, R(EAX), R(XMM1));
             INS2(a, CMP, R(EAX), I(VT_TABLE));
-            JMP(a, JNZ, EXIT(c, pc));
+            JMP(a, JNZ, STEP(c, pc));
         }
         int found = new_label(a), got = new_label(a);
         probe_str(c, key->u.s, found);
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
         INS1(a, CALL, R(RAX));
         INS2(a, TEST, R(RAX), R(RAX));
-        JMP(a, JZ, EXIT(c, pc));
+        JMP(a, JZ, STEP(c, pc));
         JMP(a, JMP, got);
         bind(a, found); /* vm_table_slotstr's other condition: a live value */
         INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-        JMP(a, JZ, EXIT(c, pc));
+        JMP(a, JZ, STEP(c, pc));
         bind(a, got);
         INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
         emit_mem(c, EV_STORE, RCX, 0);
@@ -1368,7 +1408,7 @@ static void emit_template(Comp *c, int pc) {
         /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
         int done = pc + 1;
         INS2(a, CMP, TAG(ra + 2), I(VT_INT));
-        JMP(a, JNZ, EXIT(c, pc));
+        JMP(a, JNZ, STEP(c, pc));
         INS2(a, MOV, R(RAX), VAL(ra + 1));
         INS2(a, TEST, R(RAX), R(RAX));
         JMP(a, JZ, edge_label(c, pc, 0, L(c, done)));
@@ -1617,19 +1657,19 @@ static JitCode *compile_locked(Proto *p) {
     c.n = p->ncode;
     if (c.n <= 0) return &jit_failed;
     JitCode *jc = NULL;
-    c.exitused = calloc((size_t)c.n, sizeof *c.exitused);
+    c.stepused = calloc((size_t)c.n, sizeof *c.stepused);
     c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
     c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
     const void **at = calloc((size_t)c.n, sizeof *at);
     bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
-    if (!c.exitused || !c.pollslow || !c.backedge || !at || !tmpl) goto fail;
+    if (!c.stepused || !c.pollslow || !c.backedge || !at || !tmpl) goto fail;
     c.at = at;
     c.tmpl = tmpl;
     for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
     Asm *a = &c.a;
     for (int pc = 0; pc < c.n; pc++) new_label(a);               /* labels 0 .. n-1: templates */
-    c.exit0 = a->nlabel;
-    for (int pc = 0; pc < c.n; pc++) new_label(a);               /* n .. 2n-1: exit stubs */
+    c.step0 = a->nlabel;
+    for (int pc = 0; pc < c.n; pc++) new_label(a);               /* n .. 2n-1: steps of failed guards */
     c.epilogue = new_label(a);
     c.sw = new_label(a);
     c.resume = new_label(a);
@@ -1695,11 +1735,11 @@ static JitCode *compile_locked(Proto *p) {
         else
             emit_step(&c, pc, true);
     }
-    /* Out of line: exit stubs (guard failures), back-edge polls, the epilogue. */
+    /* Out of line: steps of failed guards, back-edge polls, the epilogue. */
     c.templates_end = a->len;
     for (int pc = 0; pc < c.n; pc++) {
-        if (!c.exitused[pc]) continue;
-        bind(a, c.exit0 + pc);
+        if (!c.stepused[pc]) continue;
+        bind(a, c.step0 + pc);
         emit_step(&c, pc, false);
     }
     for (int pc = 0; pc < c.n; pc++) {
@@ -1807,7 +1847,7 @@ static JitCode *compile_locked(Proto *p) {
     at = NULL;
 fail:
     free(at);
-    free(c.exitused);
+    free(c.stepused);
     free(c.pollslow);
     free(c.backedge);
     free(tmpl);

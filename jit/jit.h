@@ -1,9 +1,10 @@
 /* jit.h: the x86-64 template JIT (jit/README.md): a whole Proto is compiled to machine code
- * the first time one of its frames is entered, and the interpreter hands frames over to that
+ * the first time one of its frames starts, and the interpreter hands frames over to that
  * code at the few points where it checks (function entry, return into a frame, loop back
- * edges). Compiled code runs on the interpreter's frames (same registers, same CallInfo) and
- * gives the frame back at any instruction it has no template for, or whose type guard fails,
- * by storing ci->savedpc and returning that pc. */
+ * edges). Compiled code runs on the interpreter's frames (same registers, same CallInfo),
+ * calls and returns between compiled frames itself, and runs instructions it has no template
+ * for through the interpreter one at a time (vm_jit_step); it gives a frame back only when the
+ * frame to continue cannot run compiled. */
 #ifndef JIT_H
 #define JIT_H
 
