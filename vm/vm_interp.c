@@ -26,11 +26,14 @@
  * feeds the path oracle (debug). The safepoint poll sits at startfunc and on back edges
  * only, as one load and compare of a global word.
  *
- * The JIT (jit/README.md) is entered from a fourth copy, vm_execute_jit (chosen with
- * -Xjit=on): the plain loop plus JITENTER (vm_interp_body.h) where a frame starts or is
- * returned into and on loop back edges; the frame is handed to its function's compiled code
- * if that has an entry at the pc, and the code runs on the same frame and hands it back by
- * returning the pc to continue at. */
+ * The JIT (jit/README.md, on by default) is entered from two more copies, vm_execute_jit and
+ * its instrumented twin vm_execute_jit_instr (while profiling): the loop plus JITENTER
+ * (vm_interp_body.h) where a frame starts or is returned into and on loop back edges; the
+ * frame is handed to its function's compiled code, which runs on the same frames, calls and
+ * returns between compiled frames, and gives control back only for a frame that cannot run
+ * compiled. Compiled code runs the instructions it has no template for through two last
+ * copies, vm_execute_step and vm_execute_step_instr (vm_jit_step), whose NEXT() returns after
+ * one instruction. */
 #include <math.h>
 
 #include "jit.h"

@@ -6,9 +6,10 @@
 #error "vm_interp_body.h is included by vm_interp.c only"
 #endif
 /* VM_EXEC_ORACLE (with VM_EXEC_INSTR): also report every instruction dispatched, frame
- * entered and exit to the path oracle (vm_pathprof.h). VM_EXEC_JIT (without it): hand
- * frames to JIT-compiled code (JITENTER). VM_EXEC_STEP (without either): run the one
- * instruction at ci->savedpc and return (vm_jit_step). Each may be left undefined (0). */
+ * entered and exit to the path oracle (vm_pathprof.h). VM_EXEC_JIT (not with the oracle):
+ * hand frames to JIT-compiled code (JITENTER). VM_EXEC_STEP (not with either): run the one
+ * instruction at ci->savedpc and return (vm_jit_step). VM_EXEC_JIT and VM_EXEC_STEP come
+ * plain and instrumented. Each may be left undefined (0). */
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;

@@ -32,7 +32,7 @@ typedef struct XOption {
 
 static const XOption xoptions[] = {
     {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr"},
-    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. While profiling, compiled code serves analyses that need calls only (methodcount, calltree); the others run the instrumented interpreter"},
+    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. While profiling, compiled code emits every analysis's events (only the path oracle turns it off)"},
     {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report"},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections"},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\""},

@@ -102,11 +102,11 @@ static struct {
     bool finished;
 } run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Where events go once the run is over (finalizers at exit, a thread the shutdown stopped
- * in the middle of a call): counted nowhere. */
 /* Streams without a ring point their producer at a MAGIC word, so that the JIT's inline
  * enqueue (which tests the slot for CLEAR, or for MAGIC when sampling) always takes its slow
- * path, vm_prof_emit, for them. */
+ * path, vm_prof_emit, for them. discard_stream is where events go once the run is over
+ * (finalizers at exit, a thread the shutdown stopped in the middle of a call): counted
+ * nowhere. */
 static uint64_t no_ring_slot = CAB_MAGIC;
 static VmProfStream discard_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_WORD};
 
