@@ -1230,13 +1230,14 @@ static void emit_template(Comp *c, int pc) {
          * other threads may be writing it. */
         int rb = (int)vm_b(i), store = new_label(a);
         bool konst = vm_op(i) == OP_GETI;
+        int other = konst ? STEP(c, pc) : new_label(a); /* GETTABLE: any other key */
         INS2(a, CMP, TAG(rb), I(VT_TABLE));
         JMP(a, JNZ, STEP(c, pc));
+        INS2(a, MOV, R(RAX), VAL(rb));                                   /* Table * */
         if (!konst) {
             INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
-            JMP(a, JNZ, STEP(c, pc));
+            JMP(a, JNZ, other);
         }
-        INS2(a, MOV, R(RAX), VAL(rb));                                   /* Table * */
         INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));          /* TabArr * */
         INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
         if (konst) {
@@ -1247,17 +1248,34 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RDX), VAL(vm_c(i)));
             INS1(a, DEC, R(RDX));
             INS2(a, CMP, R(RDX), R(RSI));
-            JMP(a, JNB, STEP(c, pc));                                     /* unsigned: key < 1 too */
+            JMP(a, JNB, other);                                           /* unsigned: key < 1 too */
             INS2(a, SHL, R(RDX), I(4));
             INS2(a, ADD, R(RCX), R(RDX));
         }
-        INS2(a, MOVDQA, R(XMM0), M(RCX, offsetof(TabArr, v), 16));
-        INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
+        INS2(a, ADD, R(RCX), I(offsetof(TabArr, v)));                   /* the slot */
+        if (!konst) {
+            /* other keys: vm_table_get (raw, never raises or allocates), as the interpreter */
+            int got = new_label(a);
+            JMP(a, JMP, got);
+            bind(a, other);
+            INS1(a, PUSH, R(RAX)); /* keep the table across the call (and rsp 16-byte aligned) */
+            INS1(a, PUSH, R(RAX));
+            INS2(a, MOV, R(RDI), R(RAX));
+            INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)vm_c(i), 8));
+            load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_get);
+            INS1(a, CALL, R(RAX));
+            INS2(a, MOV, R(RCX), R(RAX));
+            INS1(a, POP, R(RAX));
+            INS1(a, POP, R(RAX));
+            bind(a, got);
+        }
+        INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
+        INS2(a, CMP, M(RCX, offsetof(Value, tt), 4), I(VT_NIL));
         JMP(a, JNZ, store);
         INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
         JMP(a, JNZ, STEP(c, pc));
         bind(a, store);
-        emit_mem(c, EV_LOAD, RCX, offsetof(TabArr, v));
+        emit_mem(c, EV_LOAD, RCX, 0);
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
         break;
     }
