@@ -557,19 +557,8 @@ static uintptr_t enter_frame(State *S, CallInfo *nci) {
  * (code_at). A C function (or __call on one) runs here and gives 0. */
 static uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
     CallInfo *nci;
-    if (ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
-        S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams) {
-        Proto *p = ra->u.lf->p;
-        nci = ci->next ? ci->next : vm_extend_ci(S);
-        for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
-        nci->func = ra;
-        nci->nresults = nresults;
-        nci->callstatus = 0;
-        nci->top = ra + 1 + p->maxstack;
-        nci->savedpc = p->code;
-        nci->nextra = 0;
-        S->top = nci->top;
-        S->ci = nci;
+    if (vm_fixed_call_ok(S, ra)) {
+        nci = vm_fixed_call(S, ci, ra, nresults);
     } else {
         nci = vm_precall(S, ra, nresults);
         if (nci == NULL) { /* a C function ran */
@@ -588,25 +577,15 @@ static uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
 static uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
     Value *base = ci->func + 1;
     if (n < 0) n = (int)(S->top - (base + a));
-    if ((S->openupval != NULL && S->openupval->v >= base) ||
-        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+    if (vm_needs_close(S, base)) {
         S->top = base + a + n;
         vm_close(S, base, NULL); /* __close handlers may move the stack */
         base = ci->func + 1;
     }
     if (jit_prof) vm_prof_frame_exit(ci, true);
-    Value *ra = base + a;
-    Proto *p = ci->func->u.lf->p;
-    Value *res = ci->func;
-    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
-    int wanted = ci->nresults;
-    if (wanted == VM_MULTRET) wanted = n;
-    int j = 0;
-    for (; j < n && j < wanted; j++) res[j] = ra[j];
-    for (; j < wanted; j++) res[j].tt = VT_NIL;
-    S->top = res + wanted;
+    vm_move_results(S, ci, ci->func->u.lf->p, base + a, n);
     if (ci->callstatus & CIST_FRESH) return 0;
-    wanted = ci->nresults;
+    int wanted = ci->nresults;
     ci = ci->prev;
     S->ci = ci;
     if (wanted != VM_MULTRET) S->top = ci->top;
@@ -790,6 +769,22 @@ static void emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp) {
     emit_enqueue_as(c, true);
 }
 
+/* cab_reserve's check inline: the last slot of the room wanted ([bytes] past the cursor, the
+ * constant given or, [in_rdx], rdx) lies before the ring's end and is CLEAR; else to [slow].
+ * Uses rax. */
+static void reserve_check(Comp *c, bool in_rdx, int64_t bytes, int slow) {
+    Asm *a = &c->a;
+    INS2(a, MOV, R(RAX), M(RPS, offsetof(CabProducer, cur), 8));
+    if (in_rdx)
+        INS2(a, LEA, R(RAX), MX(RAX, RDX, 1, -8, 8));
+    else
+        INS2(a, ADD, R(RAX), I(bytes - 8));
+    INS2(a, CMP, R(RAX), M(RPS, offsetof(CabProducer, end), 8));
+    JMP(a, JNB, slow);
+    INS2(a, CMP, M(RAX, 0, 8), I(0));
+    JMP(a, JNZ, slow);
+}
+
 /* Room for the heap-access events up to the next safepoint (RESERVE_FOR in the interpreter:
  * 2 x ncode, at most one access and one cut-edge path event per instruction), at a safepoint:
  * cab_reserve's check inline (exhaustive CAB only: nothing else ever waits), its wait out of
@@ -799,13 +794,7 @@ static void emit_reserve(Comp *c) {
     Asm *a = &c->a;
     size_t n = 2 * (size_t)c->p->ncode;
     int back = new_label(a);
-    int slow = slow_call(c, (void *)&vm_prof_reserve_out, SLOW_IMM, n, back);
-    INS2(a, MOV, R(RAX), M(RPS, offsetof(CabProducer, cur), 8));
-    INS2(a, ADD, R(RAX), I(8 * ((int64_t)n - 1)));
-    INS2(a, CMP, R(RAX), M(RPS, offsetof(CabProducer, end), 8));
-    JMP(a, JNB, slow);
-    INS2(a, CMP, M(RAX, 0, 8), I(0));
-    JMP(a, JNZ, slow);
+    reserve_check(c, false, 8 * (int64_t)n, slow_call(c, (void *)&vm_prof_reserve_out, SLOW_IMM, n, back));
     bind(a, back);
 }
 
@@ -905,6 +894,88 @@ static void emit_frame_start(Comp *c) {
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I(0));
     }
     emit_reserve(c);
+}
+
+/* rdi = the table in R[reg], or ([up]) in upvalue [reg], read whole so that the pointer and
+ * the tag come from one 16-byte copy (another thread may be storing it); anything but a table
+ * is stepped at [pc]. Uses rax, xmm0, xmm1. */
+static void table_operand(Comp *c, int pc, int reg, bool up) {
+    Asm *a = &c->a;
+    if (!up) {
+        INS2(a, CMP, TAG(reg), I(VT_TABLE));
+        JMP(a, JNZ, STEP(c, pc));
+        INS2(a, MOV, R(RDI), VAL(reg));
+        return;
+    }
+    INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
+    INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    INS2(a, MOVQ, R(RDI), R(XMM0));
+    ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
+    INS2(a, MOVD, R(EAX), R(XMM1));
+    INS2(a, CMP, R(EAX), I(VT_TABLE));
+    JMP(a, JNZ, STEP(c, pc));
+}
+
+/* The end of a table read, as the interpreter's: the value at [slot] read whole, a hit unless
+ * it is nil and the table [table] has a metatable (then stepped at [pc]: __index); R[ra]
+ * takes it (an EV_LOAD of the slot while profiling). */
+static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table) {
+    Asm *a = &c->a;
+    int store = new_label(a);
+    INS2(a, MOVDQA, R(XMM0), M(slot, 0, 16));
+    INS2(a, CMP, M(slot, offsetof(Value, tt), 4), I(VT_NIL));
+    JMP(a, JNZ, store);
+    INS2(a, CMP, M(table, offsetof(Table, meta), 8), I(0));
+    JMP(a, JNZ, STEP(c, pc));
+    bind(a, store);
+    emit_mem(c, EV_LOAD, slot, 0);
+    INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+}
+
+/* xmm0 = RK(C) of [i], whole. Uses rdx. */
+static void load_rkc(Comp *c, Instr i) {
+    if (vm_k(i)) {
+        load_imm64(c, RDX, (uint64_t)(uintptr_t)&c->p->k[vm_c(i)]);
+        INS2(&c->a, MOVDQA, R(XMM0), M(RDX, 0, 16));
+    } else {
+        INS2(&c->a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
+    }
+}
+
+/* After jit_call / jit_return / jit_tailcall (rax): 0 goes to [zero], 1 to the interpreter
+ * (resume), anything else is code to enter in the frame S->ci (sw). */
+static void after_frame_helper(Comp *c, int zero) {
+    INS2(&c->a, CMP, R(RAX), I(1));
+    JMP(&c->a, JB, zero);
+    JMP(&c->a, JZ, c->resume);
+    JMP(&c->a, JMP, c->sw);
+}
+
+/* jit_return or jit_tailcall(S, ci, [a], [n]) for the instruction at [pc] (savedpc after it,
+ * as the interpreter leaves it), then where the helper says: a fresh frame's return (0) goes
+ * back to the interpreter that handed over. */
+static void call_frame_helper(Comp *c, int pc, uintptr_t (*fn)(State *, CallInfo *, int, int), int a, int n) {
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc + 1));
+    INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(&c->a, MOV, R(RDI), R(RS));
+    INS2(&c->a, MOV, R(RSI), R(RCI));
+    INS2(&c->a, MOV, R(ZYDIS_REGISTER_EDX), I(a));
+    INS2(&c->a, MOV, R(ZYDIS_REGISTER_ECX), I(n));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)fn);
+    INS1(&c->a, CALL, R(RAX));
+    after_frame_helper(c, c->fresh);
+}
+
+/* rcx = the word at [field] of the compiled code of the Proto in [proto] (JitCode.at or
+ * .callentry); to [slow] when it has none (not compiled yet, or cannot be). */
+static void jit_code_field(Comp *c, ZydisRegister proto, size_t field, int slow) {
+    INS2(&c->a, MOV, R(RCX), M(proto, offsetof(Proto, jit), 8));
+    INS2(&c->a, TEST, R(RCX), R(RCX));
+    JMP(&c->a, JZ, slow);
+    INS2(&c->a, MOV, R(RCX), M(RCX, (int64_t)field, 8));
+    INS2(&c->a, TEST, R(RCX), R(RCX));
+    JMP(&c->a, JZ, slow);
 }
 
 /* The template of the instruction at [pc] (has_template says it has one). Float ordered
@@ -1228,12 +1299,11 @@ static void emit_template(Comp *c, int pc) {
          * in 1..size; a nil slot is a hit only if the table has no metatable. Everything
          * else (hash part, __index, non-tables) is stepped. The slot is read whole (16 bytes):
          * other threads may be writing it. */
-        int rb = (int)vm_b(i), store = new_label(a);
+        int rb = (int)vm_b(i);
         bool konst = vm_op(i) == OP_GETI;
         int other = konst ? STEP(c, pc) : new_label(a); /* GETTABLE: any other key */
-        INS2(a, CMP, TAG(rb), I(VT_TABLE));
-        JMP(a, JNZ, STEP(c, pc));
-        INS2(a, MOV, R(RAX), VAL(rb));                                   /* Table * */
+        table_operand(c, pc, rb, false);
+        INS2(a, MOV, R(RAX), R(RDI));                                    /* Table * */
         if (!konst) {
             INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
             JMP(a, JNZ, other);
@@ -1269,14 +1339,7 @@ static void emit_template(Comp *c, int pc) {
             INS1(a, POP, R(RAX));
             bind(a, got);
         }
-        INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
-        INS2(a, CMP, M(RCX, offsetof(Value, tt), 4), I(VT_NIL));
-        JMP(a, JNZ, store);
-        INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
-        JMP(a, JNZ, STEP(c, pc));
-        bind(a, store);
-        emit_mem(c, EV_LOAD, RCX, 0);
-        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        finish_get(c, pc, ra, RCX, RAX);
         break;
     }
     case OP_SETTABLE: case OP_SETI: {
@@ -1311,12 +1374,7 @@ static void emit_template(Comp *c, int pc) {
         JMP(a, JNZ, STEP(c, pc));
         bind(a, store);
         emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v));
-        if (vm_k(i)) {
-            load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
-            INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
-        } else {
-            INS2(a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
-        }
+        load_rkc(c, i);
         INS2(a, MOVDQA, M(RCX, offsetof(TabArr, v), 16), R(XMM0));
         break;
     }
@@ -1326,20 +1384,7 @@ static void emit_template(Comp *c, int pc) {
          * metatable; __index, non-tables and errors are stepped. For GETTABUP the upvalue is read
          * whole and the table pointer and tag taken from that one copy. */
         const Value *key = &p->k[vm_c(i)];
-        if (vm_op(i) == OP_GETFIELD) {
-            INS2(a, CMP, TAG(vm_b(i)), I(VT_TABLE));
-            JMP(a, JNZ, STEP(c, pc));
-            INS2(a, MOV, R(RDI), VAL(vm_b(i)));
-        } else {
-            INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
-            INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
-            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-            INS2(a, MOVQ, R(RDI), R(XMM0));
-            ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
-            INS2(a, MOVD, R(EAX), R(XMM1));
-            INS2(a, CMP, R(EAX), I(VT_TABLE));
-            JMP(a, JNZ, STEP(c, pc));
-        }
+        table_operand(c, pc, (int)vm_b(i), vm_op(i) == OP_GETTABUP);
         int found = new_label(a), got = new_label(a);
         probe_str(c, key->u.s, found);
         INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
@@ -1352,37 +1397,15 @@ static void emit_template(Comp *c, int pc) {
         bind(a, found);
         INS2(a, MOV, R(RCX), R(RDI));
         bind(a, got);
-        int store = new_label(a);
-        INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-        INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-        JMP(a, JNZ, store);
-        INS2(a, CMP, M(RCX, offsetof(Table, meta), 8), I(0));
-        JMP(a, JNZ, STEP(c, pc));
-        bind(a, store);
-        emit_mem(c, EV_LOAD, RAX, 0);
-        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+        finish_get(c, pc, ra, RAX, RCX);
         break;
     }
     case OP_SETFIELD: case OP_SETTABUP: {
         /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
          * it neither raises nor allocates) gives the slot, which takes the value whole. No
          * slot (a new key, __newindex) or not a table: stepped. */
-        bool up = vm_op(i) == OP_SETTABUP;
         const Value *key = &p->k[vm_b(i)];
-        if (!up) {
-            INS2(a, CMP, TAG(ra), I(VT_TABLE));
-            JMP(a, JNZ, STEP(c, pc));
-            INS2(a, MOV, R(RDI), VAL(ra));
-        } else {
-            INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)ra, 8));
-            INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
-            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-            INS2(a, MOVQ, R(RDI), R(XMM0));
-            ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE));
-            INS2(a, MOVD, R(EAX), R(XMM1));
-            INS2(a, CMP, R(EAX), I(VT_TABLE));
-            JMP(a, JNZ, STEP(c, pc));
-        }
+        table_operand(c, pc, ra, vm_op(i) == OP_SETTABUP);
         int found = new_label(a), got = new_label(a);
         probe_str(c, key->u.s, found);
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
@@ -1396,12 +1419,7 @@ static void emit_template(Comp *c, int pc) {
         bind(a, got);
         INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
         emit_mem(c, EV_STORE, RCX, 0);
-        if (vm_k(i)) {
-            load_imm64(c, RDX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
-            INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
-        } else {
-            INS2(a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
-        }
+        load_rkc(c, i);
         INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
         break;
     }
@@ -1469,12 +1487,7 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, LEA, R(RCX), M(RAX, 32 * (int64_t)nargs, 8));                 /* L_CALL's room */
             INS2(a, CMP, R(RCX), M(RS, offsetof(State, stack_last), 8));
             JMP(a, JNB, slow);
-            INS2(a, MOV, R(RCX), M(RSI, offsetof(Proto, jit), 8));
-            INS2(a, TEST, R(RCX), R(RCX));
-            JMP(a, JZ, slow);
-            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, callentry), 8));
-            INS2(a, TEST, R(RCX), R(RCX));
-            JMP(a, JZ, slow);
+            jit_code_field(c, RSI, offsetof(JitCode, callentry), slow);
             INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, next), 8));
             INS2(a, TEST, R(RDI), R(RDI));
             JMP(a, JZ, slow);
@@ -1514,28 +1527,14 @@ static void emit_template(Comp *c, int pc) {
         INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I((int64_t)vm_c(i) - 1));
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_call);
         INS1(a, CALL, R(RAX));
-        INS2(a, CMP, R(RAX), I(1));
-        JMP(a, JB, cont);
-        JMP(a, JZ, c->resume);
-        JMP(a, JMP, c->sw);
+        after_frame_helper(c, cont);
         bind(a, cont);
         reload_base(c);
         break;
     }
     case OP_TAILCALL: {
         /* jit_tailcall: the interpreter's L_TAILCALL; then as after a return */
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
-        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
-        INS2(a, MOV, R(RDI), R(RS));
-        INS2(a, MOV, R(RSI), R(RCI));
-        INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(ra));
-        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(vm_b(i)));
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_tailcall);
-        INS1(a, CALL, R(RAX));
-        INS2(a, CMP, R(RAX), I(1));
-        JMP(a, JB, c->fresh);
-        JMP(a, JZ, c->resume);
-        JMP(a, JMP, c->sw);
+        call_frame_helper(c, pc, jit_tailcall, ra, (int)vm_b(i));
         break;
     }
     case OP_RETURN: case OP_RETURN0: case OP_RETURN1: {
@@ -1565,12 +1564,7 @@ static void emit_template(Comp *c, int pc) {
             INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
             INS2(a, MOV, R(R8), M(RAX, 0, 8));                                    /* its closure */
             INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));
-            INS2(a, MOV, R(RCX), M(RSI, offsetof(Proto, jit), 8));
-            INS2(a, TEST, R(RCX), R(RCX));
-            JMP(a, JZ, slow);
-            INS2(a, MOV, R(RCX), M(RCX, offsetof(JitCode, at), 8));
-            INS2(a, TEST, R(RCX), R(RCX));
-            JMP(a, JZ, slow);
+            jit_code_field(c, RSI, offsetof(JitCode, at), slow);
             INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
             INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
             INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
@@ -1593,32 +1587,15 @@ static void emit_template(Comp *c, int pc) {
                 /* control back in the caller (rsi: its Proto): room for 2 x its ncode heap
                  * accesses, as emit_reserve for a size known only now */
                 int back = new_label(a);
-                int rslow = slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back);
                 INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
-                INS2(a, SHL, R(RDX), I(4));
-                INS2(a, MOV, R(RAX), M(RPS, offsetof(CabProducer, cur), 8));
-                INS2(a, LEA, R(RAX), MX(RAX, RDX, 1, -8, 8));
-                INS2(a, CMP, R(RAX), M(RPS, offsetof(CabProducer, end), 8));
-                JMP(a, JNB, rslow);
-                INS2(a, CMP, M(RAX, 0, 8), I(0));
-                JMP(a, JNZ, rslow);
+                INS2(a, SHL, R(RDX), I(4)); /* 2 x ncode slots of 8 bytes */
+                reserve_check(c, true, 0, slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back));
                 bind(a, back);
             }
             INS1(a, JMP, R(RCX));
         }
         bind(a, slow);
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
-        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
-        INS2(a, MOV, R(RDI), R(RS));
-        INS2(a, MOV, R(RSI), R(RCI));
-        INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(ra));
-        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(n));
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_return);
-        INS1(a, CALL, R(RAX));
-        INS2(a, CMP, R(RAX), I(1));
-        JMP(a, JB, c->fresh);
-        JMP(a, JZ, c->resume);
-        JMP(a, JMP, c->sw);
+        call_frame_helper(c, pc, jit_return, ra, n);
         break;
     }
     default:

@@ -3,6 +3,7 @@
 #define VM_DO_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "vm_state.h"
 
@@ -19,6 +20,49 @@ CallInfo *vm_extend_ci(State *S);
 void vm_shrinkstack(State *S);
 static inline CallInfo *vm_next_ci(State *S) {
     return S->ci->next ? S->ci->next : vm_extend_ci(S);
+}
+
+/* The Lua-to-Lua call without a C call (the interpreter's L_CALL, the JIT's jit_call): [ra]
+ * a Lua function without varargs, with room on the stack for its frame. */
+static inline bool vm_fixed_call_ok(const State *S, const Value *ra) {
+    return ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
+           S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams;
+}
+/* Its frame, after [ci], for the arguments up to S->top (missing ones nil): returned, and
+ * made S->ci with S->top at its top. */
+static inline CallInfo *vm_fixed_call(State *S, CallInfo *ci, Value *ra, int nresults) {
+    Proto *p = ra->u.lf->p;
+    CallInfo *nci = ci->next ? ci->next : vm_extend_ci(S);
+    for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
+    nci->func = ra;
+    nci->nresults = nresults;
+    nci->callstatus = 0;
+    nci->top = ra + 1 + p->maxstack;
+    nci->savedpc = p->code;
+    nci->nextra = 0;
+    S->top = nci->top;
+    S->ci = nci;
+    return nci;
+}
+
+/* Does a Lua frame whose registers start at [base] have something to close when it returns
+ * (open upvalues, to-be-closed variables)? */
+static inline bool vm_needs_close(const State *S, const Value *base) {
+    return (S->openupval != NULL && S->openupval->v >= base) ||
+           (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base));
+}
+
+/* A returning Lua frame [ci] of [p]: its [n] results at [ra] moved to where the caller wants
+ * them (ci->nresults of them, nil-padded; all for VM_MULTRET), S->top just after them. */
+static inline void vm_move_results(State *S, const CallInfo *ci, const Proto *p, const Value *ra, int n) {
+    Value *res = ci->func;
+    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
+    int wanted = ci->nresults;
+    if (wanted == VM_MULTRET) wanted = n;
+    int j = 0;
+    for (; j < n && j < wanted; j++) res[j] = ra[j];
+    for (; j < wanted; j++) res[j].tt = VT_NIL;
+    S->top = res + wanted;
 }
 
 /* Prepare a call of the value at [func] with the arguments up to S->top. For a Lua function

@@ -717,21 +717,10 @@ L_CALL: {
     int nresults = (int)C() - 1;
     if (b != 0) S->top = ra + b;
     ci->savedpc = pc;
-    if (ra->tt == VT_LFUNC && !ra->u.lf->p->is_vararg &&
-        S->stack_last - S->top > ra->u.lf->p->maxstack + ra->u.lf->p->numparams) {
+    if (vm_fixed_call_ok(S, ra)) {
         /* Lua-to-Lua call without varargs: the frame is set up here, no C call (fib: 31%
          * of the time was in vm_precall before). */
-        Proto *p = ra->u.lf->p;
-        CallInfo *nci = ci->next ? ci->next : vm_extend_ci(S);
-        for (int nargs = (int)(S->top - ra) - 1; nargs < p->numparams; nargs++) (S->top++)->tt = VT_NIL;
-        nci->func = ra;
-        nci->nresults = nresults;
-        nci->callstatus = 0;
-        nci->top = ra + 1 + p->maxstack;
-        nci->savedpc = p->code;
-        nci->nextra = 0;
-        S->top = nci->top;
-        S->ci = ci = nci;
+        ci = vm_fixed_call(S, ci, ra, nresults);
         goto startfunc;
     }
     CallInfo *nci = vm_precall(S, ra, nresults);
@@ -763,18 +752,9 @@ L_TAILCALL: {
         ra = RA();
         int n = (int)(S->top - ra);
         goto do_return_n;
-    do_return_n: {
-        Proto *p = cl->p;
-        Value *res = ci->func;
-        if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
-        int wanted = ci->nresults;
-        if (wanted == VM_MULTRET) wanted = n;
-        int j = 0;
-        for (; j < n && j < wanted; j++) res[j] = ra[j];
-        for (; j < wanted; j++) res[j].tt = VT_NIL;
-        S->top = res + wanted;
+    do_return_n:
+        vm_move_results(S, ci, cl->p, ra, n);
         goto ret;
-    }
     }
     ci = nci;
     goto startfunc;
@@ -783,28 +763,18 @@ L_RETURN: {
     Value *ra = RA();
     int n = (int)B() - 1;
     if (n < 0) n = (int)(S->top - ra);
-    if ((S->openupval != NULL && S->openupval->v >= base) ||
-        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+    if (vm_needs_close(S, base)) {
         ci->savedpc = pc;
         S->top = ra + n;
         vm_close(S, base, NULL);
         base = ci->func + 1;
         ra = RA();
     }
-    Proto *p = cl->p;
-    Value *res = ci->func;
-    if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
-    int wanted = ci->nresults;
-    if (wanted == VM_MULTRET) wanted = n;
-    int j = 0;
-    for (; j < n && j < wanted; j++) res[j] = ra[j];
-    for (; j < wanted; j++) res[j].tt = VT_NIL;
-    S->top = res + wanted;
+    vm_move_results(S, ci, cl->p, ra, n);
     goto ret;
 }
 L_RETURN0: {
-    if ((S->openupval != NULL && S->openupval->v >= base) ||
-        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+    if (vm_needs_close(S, base)) {
         ci->savedpc = pc;
         S->top = base;
         vm_close(S, base, NULL);
@@ -820,8 +790,7 @@ L_RETURN0: {
     goto ret;
 }
 L_RETURN1: {
-    if ((S->openupval != NULL && S->openupval->v >= base) ||
-        (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= vm_savestack(S, base))) {
+    if (vm_needs_close(S, base)) {
         ci->savedpc = pc;
         S->top = RA() + 1;
         vm_close(S, base, NULL);
