@@ -10,7 +10,7 @@
 -- Usage: mt_parallel_map.lua [scale]
 
 local scale = tonumber(arg and arg[1]) or 1
-local side = math.floor(460 * math.sqrt(scale) + 0.5)
+local side = math.floor(680 * math.sqrt(scale) + 0.5)
 if side < 16 then side = 16 end
 local W, H = side, side
 local MAXIT = 200

@@ -18,10 +18,10 @@ local function scaled(n)
 end
 
 local NWORKERS = 4
-local NARRAYS = scaled(20)
+local NARRAYS = scaled(40)
 local ARRAY_LEN = 20000
 local CUTOFF = 500
-local PRIME_LIMIT = scaled(600000)
+local PRIME_LIMIT = scaled(1200000)
 local PRIME_CHUNK = 10000
 
 ---------------------------------------------------------------- the pool

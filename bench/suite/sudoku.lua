@@ -246,7 +246,7 @@ local function queens(n)
 end
 
 ---------------------------------------------------------------- workload
-local puzzles = scaled(45)
+local puzzles = scaled(100)
 local checksum, total_givens = 0, 0
 for p = 1, puzzles do
   local givens, solution = make_puzzle(81)
