@@ -47,7 +47,7 @@ PROGRAMS = {
         "fig11": ["richards", "json"],
     },
 }
-RUNS = {"full": 5, "quick": 3}
+RUNS = {"full": 7, "quick": 3}
 SCALE_FACTOR = {"full": 1.0, "quick": 0.5}
 
 

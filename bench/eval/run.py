@@ -6,7 +6,7 @@
 
 Writes bench/results/YYYY-MM-DD-HHMM/ (or DIR): one CSV per experiment with every raw run
 (fig7.csv ... fig11.csv), costmodel.csv, targets.csv, report.md, meta.json and plots/*.svg,
-*.png (gnuplot). Full mode: 5 rounds, ~25-35 min on the project's 2 vCPUs; --quick: 3
+*.png (gnuplot). Full mode: 7 rounds, ~25 min on the project's 2 vCPUs; --quick: 3
 rounds of fewer, smaller programs, under 5 min. Progress and an ETA go to stderr.
 
 Timing discipline (shared/notes/measuring.md): every experiment runs in rounds; in a round
@@ -164,7 +164,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 rounds of fewer, smaller programs (<5 min)")
     ap.add_argument("--out", help="output folder (default bench/results/YYYY-MM-DD-HHMM)")
-    ap.add_argument("--runs", type=int, help="rounds per experiment (default 5, quick 3)")
+    ap.add_argument("--runs", type=int, help="rounds per experiment (default 7, quick 3)")
     ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11")
     ap.add_argument("--tandem", default=os.path.join(ROOT, "build", "tandem"))
     ap.add_argument("--cab-bench", default=os.path.join(ROOT, "build", "cab", "cab_bench"))
