@@ -22,6 +22,21 @@ def p(x):
     return an.pct(x)
 
 
+def base_spread(data):
+    """"fig7 1.12x, fig8 1.60x, ...": per experiment, the median over programs of the slowest
+    over the fastest uninstrumented run."""
+    out = []
+    for name in ("fig7", "fig8", "fig9", "fig10", "fig11"):
+        rows = data.get(name)
+        if not rows:
+            continue
+        cells = an.Cells(rows)
+        sp = [max(v) / min(v) for v in (cells.vals(p, "base", "seconds") for p in an.programs(rows)) if v]
+        if sp:
+            out.append("%s %.2fx" % (name, an.med(sp)))
+    return ", ".join(out) or "n/a"
+
+
 def table(head, rows):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
@@ -285,6 +300,11 @@ The machine is shared with other work: absolute times move, ratios within a roun
 """) % meta.get("app_cpus", "0"))
     md.append(placement_section(data))
     md.append("\n## Summary: the issue's targets\n\n")
+    md.append("Verdicts are on the medians. \"Fastest runs\" gives the same overheads from each "
+              "configuration's fastest run over its fastest uninstrumented run: other tenants of the host "
+              "only ever slow a run down, so where the two disagree the verdict is within that noise. "
+              "How much noise there was, as the slowest over the fastest uninstrumented run of a program "
+              "(median over the programs): %s.\n\n" % base_spread(data))
     md.append(table(["target", "measured", "verdict"], tg))
     if os.path.exists(os.path.join(folder, "plots", "summary.png")):
         md.append("\n" + img("summary"))
