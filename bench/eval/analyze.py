@@ -220,7 +220,7 @@ def targets(data):
             ok = None if c is None or s is None or (c <= NOISE and s <= NOISE) else (
                 c < s if a == "cachesim" else c <= k * s)
             mc, ms = ovh(cells.gm_min(progs, a + "/full")), ovh(cells.gm_min(progs, a + "/sequential"))
-            fastest = "; fastest runs: %s / %s%s" % (pct(mc), pct(ms), " = %.2f" % (mc / ms) if ms and ms > NOISE else "")
+            fastest = "; fastest runs: %s / %s%s" % (pct(mc), pct(ms), " = %.2f" % (mc / ms) if mc is not None and ms and ms > NOISE else "")
             out.append((tgt, "conc %s / seq %s = %s%s%s" % (pct(c), pct(s), "%.2f" % q if q is not None else
                                                             "n/a (sequential overhead below %.0f%%)" % (100 * NOISE),
                                                             within, fastest), verdict(ok)))

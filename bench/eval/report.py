@@ -31,7 +31,7 @@ def base_spread(data):
         if not rows:
             continue
         cells = an.Cells(rows)
-        sp = [max(v) / min(v) for v in (cells.vals(p, "base", "seconds") for p in an.programs(rows)) if v]
+        sp = [max(v) / min(v) for v in (cells.vals(prog, "base", "seconds") for prog in an.programs(rows)) if v]
         if sp:
             out.append("%s %.2fx" % (name, an.med(sp)))
     return ", ".join(out) or "n/a"
