@@ -196,7 +196,7 @@ static inline void path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsign
 
 void vm_prof_frame_start(State *S, CallInfo *ci) {
     frame_start_events(S, ci);
-    if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(2 * (size_t)ci->func->u.lf->p->ncode);
+    vm_prof_frame_back(ci);
 }
 
 void vm_prof_frame_exit(CallInfo *ci, bool ret) {
@@ -212,10 +212,11 @@ void vm_prof_frame_back(CallInfo *ci) {
 }
 
 /* Calls, tail calls and returns are never stepped (jit.c), so a step's only events are
- * heap accesses and Ball-Larus actions: without those analyses the plain step emits the
- * same events as the instrumented one, for less work. */
+ * heap accesses and Ball-Larus actions: without those analyses (and when not profiling at
+ * all: vm_prof_needs is 0) the plain step emits the same events as the instrumented one,
+ * for less work. */
 const Instr *vm_jit_step(State *S, CallInfo *ci) {
-    if (vm_prof_instrumented && (vm_prof_needs & (PROF_NEED_MEM | PROF_NEED_PATH)))
+    if (vm_prof_needs & (PROF_NEED_MEM | PROF_NEED_PATH))
         vm_execute_step_instr(S, ci);
     else
         vm_execute_step(S, ci);

@@ -190,17 +190,17 @@ static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
     s->carrier = carrier;
     s->analyzer = -1;
     const VmProfOptions *o = &run.opt;
-    if (o->sequential || o->stage == VM_STAGE_INSTRUMENT) {
-        s->kind = o->sequential ? VM_PS_SEQUENTIAL : VM_PS_WORD;
+    s->kind = vm_prof_kind(); /* the one the JIT compiled its enqueues for */
+    if (s->kind == VM_PS_SEQUENTIAL || s->kind == VM_PS_WORD) {
         s->prod.cur = &no_ring_slot;
     } else {
         CabConfig cfg = o->cab;
-        if (o->stage == VM_STAGE_ENQUEUE) cfg.mode = CAB_MODE_SAMPLING; /* never blocks, nobody reads */
+        /* the enqueue stage samples too: its ring never blocks, and nobody reads it */
+        cfg.mode = s->kind == VM_PS_SAMPLING ? CAB_MODE_SAMPLING : CAB_MODE_EXHAUSTIVE;
         CabBlockHooks hooks = {stream_block_begin, stream_block_end, s};
         const char *err = NULL;
         s->ring = cab_ring_new(&cfg, &hooks, &s->prod, &err);
         if (s->ring == NULL) fatal(err ? err : "cannot create a ring");
-        s->kind = cfg.mode == CAB_MODE_SAMPLING ? VM_PS_SAMPLING : VM_PS_EXHAUSTIVE;
     }
     if (o->stage == VM_STAGE_FULL)
         for (int i = 0; i < o->nanalyses; i++)
