@@ -30,7 +30,7 @@
 
 /* The two reserved words. CLEAR marks a free slot (the consumer writes it after reading);
  * MAGIC marks the end of the ring (the slot after the last one) and is never an event.
- * Grep CAB_RESERVED if you change either: vm/vm_events.h must never encode them. */
+ * Grep CAB_RESERVED if you change either: events/ev_api.h must never encode them. */
 #define CAB_CLEAR ((uint64_t)0)
 #define CAB_MAGIC (~(uint64_t)0)
 

@@ -1,7 +1,7 @@
 /* prof_api.h: the profilers module's one public header: the interface every analysis
  * implements (open, consume, report, close) and the list of analyses by name.
  *
- * An analysis sees only events (vm/vm_events.h): 64-bit words of integers and ids. It runs
+ * An analysis sees only events (events/ev_api.h): 64-bit words of integers and ids. It runs
  * either on an analyzer thread, fed by a CAB (concurrent), or inline on the program's thread
  * (sequential); the same state and the same consume function serve both, so for a
  * deterministic program the two reports are equal. consume must not touch the GC heap

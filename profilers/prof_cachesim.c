@@ -30,7 +30,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 #define WHO "cachesim"
 #define LINE_SHIFT 6 /* 64-byte lines */

@@ -3,7 +3,7 @@
  *
  * The caller is found on the analyzer, not by the instrumentation: each language thread has
  * a shadow stack of its Lua frames (function id, depth), kept from EV_CALL's depth alone (a
- * call at depth d ends every frame at depth >= d, vm_events.h), one stack per thread id,
+ * call at depth d ends every frame at depth >= d, ev_api.h), one stack per thread id,
  * switched by EV_THREAD (a green threads' carrier interleaves several threads in one
  * stream). The caller of a call at depth d is the frame left on top:
  *   - at depth d-1: a Lua caller; the site is EV_SITE's pc ("?" if no EV_SITE came). EV_SITE
@@ -24,7 +24,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 #define WHO "callgraph"
 #define REPORT_TOP 30 /* edges listed in the text report; the rest are summed on one line */

@@ -6,7 +6,7 @@
  * Built on the analyzer from the call events alone, as the paper does (Ha et al. needed a
  * bit vector on the application's stack; here the instrumentation is the call graph's):
  * each thread has a shadow stack of (CCT node, depth); a call at depth d pops every frame
- * at depth >= d (returns, errors, tail calls: vm_events.h), and its context is the child of
+ * at depth >= d (returns, errors, tail calls: ev_api.h), and its context is the child of
  * the frame left on top. A gap in depth (the call is made by C code, e.g. pcall, or by a
  * metamethod through C) becomes one "[C]" node between the Lua frames, whatever the number
  * of C frames in the gap; it stays on the shadow stack until a call at or below its depth,
@@ -44,7 +44,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 #define WHO "calltree"
 #define TEXT_LINES 100     /* contexts listed in the text report */

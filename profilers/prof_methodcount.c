@@ -6,7 +6,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 /* Functions listed in the report; the rest are summed on one line. */
 #define REPORT_TOP 30

@@ -15,7 +15,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 #define WHO "pathprof"
 #define REPORT_TOP 30   /* paths listed in the text report */

@@ -17,7 +17,7 @@
  * back edges = JMP/FORLOOP/TFORLOOP with a negative offset; exits = the RETURN opcodes and TAILCALL;
  * branches = the conditional tests; heap loads and stores = GET and SET opcodes). The loop
  * is compiled twice from one body (vm_interp_body.h): vm_execute_plain has no
- * instrumentation at all, vm_execute_instr emits events (vm_events.h) at those points under
+ * instrumentation at all, vm_execute_instr emits events (ev_api.h) at those points under
  * `#if VM_EXEC_INSTR`; which one runs is chosen once per run (vm_prof_instrumented). Events,
  * each kind only when an enabled analysis needs it (vm_prof_needs): EV_SITE and EV_CALL at
  * startfunc (frames returned into enter at 'returning', after it); EV_PATH at the branches
@@ -55,7 +55,7 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
 
 /* Instrumentation helpers (the instrumented loops only). */
 
-/* EV_SITE's payload for the frame [ci] being entered (vm_events.h): the calling
+/* EV_SITE's payload for the frame [ci] being entered (ev_api.h): the calling
  * instruction's index in the Lua caller and the caller's id. A frame not called by Lua code
  * (from C: pcall, a metamethod, a callback) gets pc 0xffffffff and, as its caller, the
  * nearest Lua frame below, in this coroutine or its resumers (what the call graph calls the
@@ -93,7 +93,7 @@ static inline uint64_t ev_depth(const CallInfo *ci) {
     return d > EV_DEPTH_MAX ? EV_DEPTH_MAX : d;
 }
 
-/* EV_CALL's payload for entering Lua frame [ci] of function [id] (vm_events.h). "From C"
+/* EV_CALL's payload for entering Lua frame [ci] of function [id] (ev_api.h). "From C"
  * is set on the first Lua call a C frame makes (a pcall, a sort comparator's first call):
  * that is when frames the analyzers keep at the C frame's depth (a Lua function that
  * returned there earlier) have ended; later calls from the same C frame find it in place.

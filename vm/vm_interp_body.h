@@ -59,7 +59,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     } while (0)
 #define ORACLE_AT(ipc) ((void)0)
 #endif
-/* Instrumentation (vm_events.h), in the instrumented loops only, each kind only when an
+/* Instrumentation (ev_api.h), in the instrumented loops only, each kind only when an
  * enabled analysis needs it (vm_prof_needs):
  *   MEMEV: a heap load or store at [addr]: the table slot or upvalue read or written on
  *          the fast paths; the table (or the value indexed) on the slow ones (absent keys,

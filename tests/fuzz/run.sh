@@ -39,11 +39,15 @@ mkdir -p "$out"
 
 # ---- build ---------------------------------------------------------------------------
 # One clang invocation per binary; rebuilt when any source is newer than it.
+# Every library folder (the command line, cli/, is not linked: the harness has its own main).
+dirs=(vm vm/compiler vm/bytecode vm/threads vm/lib vm/prof gc cab profilers jit events)
 sources=()
-for f in "$root"/vm/*.c "$root"/gc/*.c "$root"/cab/*.c "$root"/profilers/*.c "$root"/jit/*.c; do
-    [ -f "$f" ] || continue
-    [ "$(basename "$f")" = vm_main.c ] && continue
-    sources+=("$f")
+headers=()
+includes=()
+for d in "${dirs[@]}"; do
+    includes+=(-I "$root/$d")
+    for f in "$root/$d"/*.c; do [ -f "$f" ] && sources+=("$f"); done
+    for f in "$root/$d"/*.h; do [ -f "$f" ] && headers+=("$f"); done
 done
 bin=$out/fuzz_$target
 harness=$root/tests/fuzz/fuzz_$target.c
@@ -53,14 +57,14 @@ rebuild=no
 [ -x "$bin" ] || rebuild=yes
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags" ] || rebuild=yes
 if [ $rebuild = no ]; then
-    for f in "${sources[@]}" "$harness" "$root"/vm/*.h "$root"/gc/*.h "$root"/cab/*.h "$root"/jit/*.h; do
+    for f in "${sources[@]}" "$harness" "${headers[@]}"; do
         if [ "$f" -nt "$bin" ]; then rebuild=yes; break; fi
     done
 fi
 if [ $rebuild = yes ]; then
     echo "run.sh: building $bin ($san)" >&2
     # shellcheck disable=SC2086,SC2046
-    "$cc" $flags -I "$root/vm" -I "$root/gc" -I "$root/cab" -I "$root/profilers" -I "$root/jit" \
+    "$cc" $flags "${includes[@]}" \
         $(pkg-config --cflags bdw-gc hwloc libffi) \
         "${sources[@]}" "$harness" -o "$bin" $(pkg-config --libs bdw-gc hwloc libffi) -lZydis -lm -lpthread
     echo "$flags" >"$stamp"

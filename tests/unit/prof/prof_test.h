@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "prof_api.h"
-#include "vm_events.h"
+#include "ev_api.h"
 
 /* ---------------------------------------------------------------------- */
 /* Events                                                                 */

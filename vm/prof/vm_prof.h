@@ -16,7 +16,7 @@
 
 #include "cab_api.h"
 #include "prof_api.h"
-#include "vm_events.h"
+#include "ev_api.h"
 #include "vm_value.h"
 
 #define VM_PROF_MAX_ANALYSES 8

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "prof_api.h"
-#include "vm_events.h"
+#include "ev_api.h"
 #include "vm_opcodes.h"
 #include "vm_value.h"
 

@@ -1,5 +1,5 @@
-/* vm_events.h: the event vocabulary shared by the writers (the interpreter, later the JIT and
- * the collector) and the readers (profilers/). A leaf: includes only <stdint.h>, so readers
+/* ev_api.h: the event vocabulary shared by the writers (the interpreter, the JIT; later the
+ * collector) and the readers (profilers/). A leaf: includes only <stdint.h>, so readers
  * never depend on the runtime (as Go's trace wire format, golang/go
  * src/internal/trace/tracev2/events.go).
  *
@@ -9,8 +9,8 @@
  *
  * Two words are reserved by the CAB (grep CAB_RESERVED): CLEAR (0) and MAGIC (all ones).
  * Kinds start at 1 (so no event is 0) and stay below 0xff (so no event is all ones). */
-#ifndef VM_EVENTS_H
-#define VM_EVENTS_H
+#ifndef EV_API_H
+#define EV_API_H
 
 #include <stdint.h>
 

@@ -59,7 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm_events.h"
+#include "ev_api.h"
 #include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_state.h"
