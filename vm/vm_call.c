@@ -245,7 +245,7 @@ static void f_close(State *S, void *ud) {
     vm_close(S, vm_restorestack(S, c->level), &err);
 }
 
-static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool yieldable) {
+int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool yieldable) {
     CallInfo *old_ci = S->ci;
     ptrdiff_t old_top = vm_savestack(S, func);
     ptrdiff_t old_errfunc = S->errfunc;
@@ -275,7 +275,7 @@ static int pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, b
 }
 
 int vm_pcall_msgh(State *S, int nargs, int nresults, ptrdiff_t errfunc) {
-    int status = pcall_value(S, S->top - nargs - 1, nresults, errfunc, false);
+    int status = vm_pcall_value(S, S->top - nargs - 1, nresults, errfunc, false);
     if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
     return status;
 }
@@ -319,7 +319,7 @@ void vm_call(State *S, int nargs, int nresults) {
 }
 
 int vm_pcall(State *S, int nargs, int nresults) {
-    int status = pcall_value(S, S->top - nargs - 1, nresults, 0, false);
+    int status = vm_pcall_value(S, S->top - nargs - 1, nresults, 0, false);
     if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
     return status;
 }
@@ -329,9 +329,7 @@ _Noreturn void vm_error_value(State *S, Value v) {
     vm_throwrun(S);
 }
 
-/* Position "chunk:line:" of the function [level] levels up from the running one (1: the
- * caller of the running C function), or an empty string. */
-static String *where(State *S, int level, String *msg) {
+String *vm_where(State *S, int level, String *msg) {
     CallInfo *ci = S->ci;
     for (int i = 0; i < level && ci != NULL; i++) ci = ci->prev;
     if (ci != NULL && ci != &S->base_ci && !(ci->callstatus & CIST_C)) return vm_add_position(S, ci, msg);
@@ -343,59 +341,5 @@ _Noreturn void vm_error(State *S, const char *fmt, ...) {
     va_start(ap, fmt);
     String *msg = vm_vformat(S, fmt, ap);
     va_end(ap);
-    vm_error_value(S, vm_str(where(S, 1, msg)));
-}
-
-/* ======================================================================
- * Base library: error, pcall, xpcall
- * ====================================================================== */
-
-static int l_error(State *S) {
-    vm_Integer level = vm_opt_integer(S, 2, 1);
-    vm_settop(S, 1);
-    Value v = *vm_at(S, 1);
-    if (v.tt == VT_STR && level > 0) v = vm_str(where(S, (int)level, v.u.s));
-    vm_error_value(S, v);
-}
-
-/* pcall(f, ...): true + results, or false + error object. */
-static int l_pcall(State *S) {
-    vm_check_any(S, 1);
-    int n = vm_gettop(S);
-    int status = pcall_value(S, S->top - n, VM_MULTRET, 0, true);
-    if (S->ci->top < S->top) S->ci->top = S->top;
-    /* The results (or the error object) start at slot 1. */
-    vm_checkstack(S, 1);
-    vm_pushbool(S, status == VM_OK);
-    vm_insert(S, 1);
-    return vm_gettop(S);
-}
-
-/* xpcall(f, msgh, ...) */
-static int l_xpcall(State *S) {
-    int n = vm_gettop(S);
-    vm_check_type(S, 2, VT_LFUNC);
-    /* Layout: [f, msgh, args...] -> [msgh, f, args...]: the handler stays at slot 1. */
-    Value f = *vm_at(S, 1);
-    *vm_at(S, 1) = *vm_at(S, 2);
-    *vm_at(S, 2) = f;
-    ptrdiff_t h = vm_savestack(S, vm_at(S, 1));
-    int status = pcall_value(S, vm_at(S, 2), VM_MULTRET, h, true);
-    if (S->ci->top < S->top) S->ci->top = S->top;
-    /* Results from slot 2 on; slot 1 (the handler) becomes the status. */
-    *vm_at(S, 1) = vm_bool(status == VM_OK);
-    (void)n;
-    return vm_gettop(S);
-}
-
-static const LibReg errorfuncs[] = {
-    {"error", l_error},
-    {"pcall", l_pcall},
-    {"xpcall", l_xpcall},
-    {NULL, NULL},
-};
-
-void vm_open_errors(State *S) {
-    for (const LibReg *r = errorfuncs; r->name; r++)
-        vm_setglobal(S, r->name, vm_cfunc(vm_newcfunction(S, r->f, r->name, 0)));
+    vm_error_value(S, vm_str(vm_where(S, 1, msg)));
 }

@@ -1,4 +1,5 @@
-/* vm_coro.c: coroutines, each running on a C stack of its own, and the coroutine library.
+/* vm_coro.c: coroutines, each running on a C stack of its own: creation of their stacks,
+ * resume, yield and closing (the coroutine library is vm/lib/vm_lib_coro.c).
  *
  * Why separate C stacks: a coroutine may yield from anywhere, including from inside a
  * metamethod or a pcall called by C code; with a stack of its own, yield is a plain context
@@ -142,10 +143,7 @@ static void init_cstack(State *S, State *co) {
  * Resume and yield
  * ====================================================================== */
 
-/* Resume [co] with the [nargs] values on top of S's stack. On return the values the
- * coroutine yielded or returned (or its error object) are on top of S's stack; returns
- * their count, or -1 after an error (one value, the error object). */
-static int resume(State *S, State *co, int nargs) {
+int vm_coro_resume(State *S, State *co, int nargs) {
     if (co->costatus != CO_SUSPENDED && co->costatus != CO_SUSPENDED_NEW) {
         const char *msg = co->costatus == CO_DEAD ? "cannot resume dead coroutine"
                                                   : "cannot resume non-suspended coroutine";
@@ -194,9 +192,7 @@ static int resume(State *S, State *co, int nargs) {
     return n;
 }
 
-/* Yield the [n] values on top of the running coroutine's stack; returns the number of
- * values the next resume passes in (on top of the stack). */
-static int yield(State *S, int n) {
+int vm_coro_yield(State *S, int n) {
     State *to = S->resumer;
     if (to == NULL || S->cstack == NULL) vm_runerror(S, "attempt to yield from outside a coroutine");
     if (S->nny > 0) vm_runerror(S, "attempt to yield across a C-call boundary");
@@ -208,144 +204,20 @@ static int yield(State *S, int n) {
     return S->nxfer;
 }
 
-/* ======================================================================
- * Library
- * ====================================================================== */
-
-static State *getco(State *S) {
-    const Value *v = vm_at(S, 1);
-    if (v->tt != VT_THREAD) vm_type_error(S, 1, "thread");
-    return v->u.th;
-}
-
-static int co_create(State *S) {
-    vm_check_type(S, 1, VT_LFUNC);
-    State *co = vm_newstate_thread(S);
-    co->stack[1] = *vm_at(S, 1);
-    co->top = co->stack + 2;
-    vm_push(S, vm_thread(co));
-    return 1;
-}
-
-static int co_resume(State *S) {
-    State *co = getco(S);
-    int n = resume(S, co, vm_gettop(S) - 1);
-    if (n < 0) {
-        vm_pushbool(S, false);
-        Value e = S->top[-2];
-        S->top[-2] = S->top[-1];
-        S->top[-1] = e;
-        return 2;
-    }
-    vm_checkstack(S, 1);
-    vm_pushbool(S, true);
-    vm_insert(S, vm_gettop(S) - n);
-    return n + 1;
-}
-
-static int co_yield(State *S) { return yield(S, vm_gettop(S)); }
-
-static int auxwrap(State *S) {
-    State *co = vm_upvalue(S, 1)->u.th;
-    int n = resume(S, co, vm_gettop(S));
-    if (n < 0) {
-        Value e = S->top[-1];
-        if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
-            /* Add the position of the caller, as lua5.4's wrap does. */
-            CallInfo *ci = S->ci->prev;
-            if (ci && !(ci->callstatus & CIST_C) && ci != &S->base_ci) e = vm_str(vm_add_position(S, ci, e.u.s));
-        }
-        vm_error_value(S, e);
-    }
-    return n;
-}
-
-static int co_wrap(State *S) {
-    co_create(S);
-    CClosure *f = vm_newcfunction(S, auxwrap, "wrap", 1);
-    f->upvals[0] = S->top[-1];
-    vm_push(S, vm_cfunc(f));
-    return 1;
-}
-
-static const char *statusname(State *S, State *co) {
-    if (S == co) return "running";
-    switch (co->costatus) {
-    case CO_SUSPENDED_NEW:
-    case CO_SUSPENDED: return "suspended";
-    case CO_NORMAL: return "normal";
-    case CO_DEAD: return "dead";
-    default: return "running";
-    }
-}
-
-static int co_status(State *S) {
-    State *co = getco(S);
-    vm_pushcstr(S, statusname(S, co));
-    return 1;
-}
-
-static int co_running(State *S) {
-    vm_push(S, vm_thread(S));
-    vm_pushbool(S, S == S->g->mainthread);
-    return 2;
-}
-
-static int co_isyieldable(State *S) {
-    State *co = vm_gettop(S) >= 1 ? getco(S) : S;
-    vm_pushbool(S, co != S->g->mainthread && co->nny == 0);
-    return 1;
-}
-
-static int co_close(State *S) {
-    State *co = getco(S);
-    const char *st = statusname(S, co);
-    if (strcmp(st, "suspended") != 0 && strcmp(st, "dead") != 0)
-        vm_error(S, "cannot close a %s coroutine", st);
-    int status = VM_OK;
-    if (co->costatus == CO_DEAD) {
-        status = co->costatus_err;
-        if (status != VM_OK) {
-            /* Report the error the coroutine died with (once). */
-            Value e = co->stack[1];
-            co->costatus_err = VM_OK;
-            vm_pushbool(S, false);
-            vm_push(S, e);
-            return 2;
-        }
-    } else {
-        /* Close pending to-be-closed variables on the suspended coroutine; its own C stack
-         * is abandoned as it is. Runs on our C stack with a protected boundary of ours. */
+int vm_coro_close_suspended(State *S, State *co) {
+    /* Its own C stack is abandoned as it is; the __close handlers run on our C stack with a
+     * protected boundary of ours. */
+    co->ci = &co->base_ci;
+    co->errval = vm_nil();
+    co->resumer = S;
+    co->cstack_limit = S->cstack_limit;
+    int status = VM_OK, st;
+    while ((st = vm_rawrunprotected(co, f_closeall, NULL)) != VM_OK) {
         co->ci = &co->base_ci;
-        co->errval = vm_nil();
-        co->resumer = S;
-        co->cstack_limit = S->cstack_limit; /* __close handlers run on our C stack */
-        int st2;
-        while ((st2 = vm_rawrunprotected(co, f_closeall, NULL)) != VM_OK) {
-            co->ci = &co->base_ci;
-            status = st2;
-        }
-        co->resumer = NULL;
-        co->costatus = CO_DEAD;
-        co->top = co->stack + 1;
-        if (status != VM_OK) {
-            vm_pushbool(S, false);
-            vm_push(S, co->errval);
-            return 2;
-        }
+        status = st;
     }
-    vm_pushbool(S, true);
-    return 1;
-}
-
-static const LibReg colib[] = {
-    {"create", co_create},   {"resume", co_resume},   {"yield", co_yield},
-    {"status", co_status},   {"wrap", co_wrap},       {"running", co_running},
-    {"isyieldable", co_isyieldable}, {"close", co_close}, {NULL, NULL},
-};
-
-void vm_open_coroutine(State *S) {
-    Table *t = vm_newlib(S, colib);
-    vm_setglobal(S, "coroutine", vm_table(t));
-    if (S->g->loaded) vm_setfield(S, S->g->loaded, "coroutine", vm_table(t));
+    co->resumer = NULL;
+    co->costatus = CO_DEAD;
+    co->top = co->stack + 1;
+    return status;
 }

@@ -121,7 +121,28 @@ String *vm_vformat(State *S, const char *fmt, va_list ap);
 /* Throw S->errval as a runtime error through xpcall's message handler, if any. */
 _Noreturn void vm_throwrun(State *S);
 
-/* Registers error, pcall and xpcall (vm_call.c). */
+/* Call the value at [func] (arguments up to top) protected: returns the status; the results,
+ * or the error object alone, from [func] on. [errfunc]: stack offset of a message handler, or
+ * 0. [yieldable]: a coroutine may yield inside (pcall from Lua code). */
+int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool yieldable);
+
+/* [msg] prefixed with "chunk:line:" of the function [level] levels up from the running one
+ * (1: the caller of the running C function), or [msg] itself for a C function or none. */
+String *vm_where(State *S, int level, String *msg);
+
+/* Coroutines (vm_coro.c; the library is vm/lib/vm_lib_coro.c). Resume [co] with the [nargs]
+ * values on top of S's stack: on return the values it yielded or returned (or its error
+ * object) are on top of S's stack; returns their count, or -1 after an error (one value, the
+ * error object). */
+int vm_coro_resume(State *S, State *co, int nargs);
+/* Yield the [n] values on top of the running coroutine's stack; returns the number of values
+ * the next resume passes in (on top of the stack). Raises outside a coroutine. */
+int vm_coro_yield(State *S, int n);
+/* Close the pending to-be-closed variables of suspended [co] and mark it dead: the status
+ * of the last __close that failed (its error in co->errval), or VM_OK. */
+int vm_coro_close_suspended(State *S, State *co);
+
+/* Registers error, pcall and xpcall (vm/lib/vm_lib_error.c). */
 void vm_open_errors(State *S);
 
 #endif

@@ -99,9 +99,9 @@ Value *vm_upvalue(State *S, int i);
 /* Userdata with [size] payload bytes (pointer-free unless [scanned]) and metatable. */
 Userdata *vm_newuserdata(State *S, size_t size, Table *meta, bool scanned);
 
-/* Library openers: each registers its globals in S->g->globals. */
+/* Library openers (vm/lib/): each registers its globals in S->g->globals. */
 void vm_open_base(State *S);       /* vm_lib_base.c */
-void vm_open_coroutine(State *S);  /* vm_coro.c */
+void vm_open_coroutine(State *S);  /* vm_lib_coro.c */
 void vm_open_string(State *S);     /* vm_lib_string.c: also sets the string metatable */
 void vm_open_table(State *S);      /* vm_lib_table.c */
 void vm_open_math(State *S);       /* vm_lib_math.c */

@@ -1,5 +1,6 @@
-/* vm_threadimpl.h: what vm_thread.c (threads, safepoints, the library) and vm_green.c (the
- * green-thread scheduler) share. Private to those two files. */
+/* vm_threadimpl.h: what the files of vm/threads/ (vm_safepoint.c, vm_thread.c, the green
+ * scheduler vm_green.c) share, and what the `thread` library (vm/lib/vm_lib_thread.c) builds
+ * its primitives on: the language thread, wait lists, park/unpark. Nothing else includes it. */
 #ifndef VM_THREADIMPL_H
 #define VM_THREADIMPL_H
 
@@ -86,9 +87,67 @@ void vm_ctx_leave(Ctx *c);
 void vm_ctx_block(Ctx *c);
 void vm_ctx_unblock(Ctx *c);
 
+/* Wait until unparked (or return at once if a permit is pending). May return spuriously. */
 void vm_thread_park(State *S, VmThread *t);
 void vm_thread_unpark(VmThread *t);
 void vm_thread_body(VmThread *t);
+
+/* A new language thread, the payload of a fresh handle userdata with metatable
+ * [handle_meta]; not started. */
+VmThread *vm_thread_new(State *S, Table *handle_meta);
+/* Link [t] (its State holds the function and arguments) into the registry and start it in
+ * the current model; raises "thread.spawn: ..." if it cannot start. */
+void vm_thread_start(State *S, VmThread *t);
+/* Take [t] off the registry: it ended well, or its failure has been reported by a join. */
+void vm_thread_forget(VmThread *t);
+/* Make [m] language thread 1 running on [S], the first context; install the collect hook. */
+void vm_threads_init_main(State *S, VmThread *m);
+VmThread *vm_thread_main(void); /* NULL before vm_threads_init_main */
+
+/* Safepoints (vm_safepoint.c): stop every other context and return with the world stopped
+ * ([self] is the caller's context, or NULL); start it again. */
+void vm_world_stop(Ctx *self);
+void vm_world_start(Ctx *self);
+void vm_safepoint_forever(void);      /* at exit: a stopped world never resumes */
+void vm_collect_at_safepoint(void);   /* the collect hook (gc_api.h) */
+
+/* ---- wait lists (guarded by their owner's lock) ---------------------------------------- */
+/* A waiter queues itself, parks, and on waking re-checks its condition and takes itself off
+ * (park may return spuriously). */
+
+static inline void vm_wl_push(WaitList *l, VmThread *t) {
+    if (t->wlist == l) return; /* still queued from before a spurious wake */
+    t->wlist = l;
+    t->wnext = NULL;
+    t->wprev = l->tail;
+    if (l->tail) l->tail->wnext = t; else l->head = t;
+    l->tail = t;
+}
+
+static inline void vm_wl_remove(WaitList *l, VmThread *t) {
+    if (t->wlist != l) return;
+    if (t->wprev) t->wprev->wnext = t->wnext; else l->head = t->wnext;
+    if (t->wnext) t->wnext->wprev = t->wprev; else l->tail = t->wprev;
+    t->wnext = t->wprev = NULL;
+    t->wlist = NULL;
+}
+
+static inline VmThread *vm_wl_pop(WaitList *l) {
+    VmThread *t = l->head;
+    if (t) vm_wl_remove(l, t);
+    return t;
+}
+
+
+/* Internal locks of the primitives: held for a handful of instructions by RUNNING threads,
+ * so a plain mutex is right (a green thread never switches while holding one). */
+#define ILOCK(m) pthread_mutex_lock(m)
+#define IUNLOCK(m) pthread_mutex_unlock(m)
+
+/* Wake every thread on [l], whose lock is [lock] (held on entry if [locked]; released on
+ * return). */
+void vm_wl_wake_all(pthread_mutex_t *lock, WaitList *l, bool locked);
+
 
 /* vm_green.c */
 const char *vm_green_spawn(State *S, VmThread *t);

@@ -1,0 +1,132 @@
+/* vm_lib_coro.c: the coroutine library (create, resume, yield, status, wrap, running,
+ * isyieldable, close) over the mechanism of vm/vm_coro.c (vm_do.h). */
+#include <string.h>
+
+#include "vm_debug.h"
+#include "vm_do.h"
+#include "vm_lib.h"
+
+static State *getco(State *S) {
+    const Value *v = vm_at(S, 1);
+    if (v->tt != VT_THREAD) vm_type_error(S, 1, "thread");
+    return v->u.th;
+}
+
+static int co_create(State *S) {
+    vm_check_type(S, 1, VT_LFUNC);
+    State *co = vm_newstate_thread(S);
+    co->stack[1] = *vm_at(S, 1);
+    co->top = co->stack + 2;
+    vm_push(S, vm_thread(co));
+    return 1;
+}
+
+static int co_resume(State *S) {
+    State *co = getco(S);
+    int n = vm_coro_resume(S, co, vm_gettop(S) - 1);
+    if (n < 0) {
+        vm_pushbool(S, false);
+        Value e = S->top[-2];
+        S->top[-2] = S->top[-1];
+        S->top[-1] = e;
+        return 2;
+    }
+    vm_checkstack(S, 1);
+    vm_pushbool(S, true);
+    vm_insert(S, vm_gettop(S) - n);
+    return n + 1;
+}
+
+static int co_yield(State *S) { return vm_coro_yield(S, vm_gettop(S)); }
+
+static int auxwrap(State *S) {
+    State *co = vm_upvalue(S, 1)->u.th;
+    int n = vm_coro_resume(S, co, vm_gettop(S));
+    if (n < 0) {
+        Value e = S->top[-1];
+        if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
+            /* Add the position of the caller, as lua5.4's wrap does. */
+            CallInfo *ci = S->ci->prev;
+            if (ci && !(ci->callstatus & CIST_C) && ci != &S->base_ci) e = vm_str(vm_add_position(S, ci, e.u.s));
+        }
+        vm_error_value(S, e);
+    }
+    return n;
+}
+
+static int co_wrap(State *S) {
+    co_create(S);
+    CClosure *f = vm_newcfunction(S, auxwrap, "wrap", 1);
+    f->upvals[0] = S->top[-1];
+    vm_push(S, vm_cfunc(f));
+    return 1;
+}
+
+static const char *statusname(State *S, State *co) {
+    if (S == co) return "running";
+    switch (co->costatus) {
+    case CO_SUSPENDED_NEW:
+    case CO_SUSPENDED: return "suspended";
+    case CO_NORMAL: return "normal";
+    case CO_DEAD: return "dead";
+    default: return "running";
+    }
+}
+
+static int co_status(State *S) {
+    State *co = getco(S);
+    vm_pushcstr(S, statusname(S, co));
+    return 1;
+}
+
+static int co_running(State *S) {
+    vm_push(S, vm_thread(S));
+    vm_pushbool(S, S == S->g->mainthread);
+    return 2;
+}
+
+static int co_isyieldable(State *S) {
+    State *co = vm_gettop(S) >= 1 ? getco(S) : S;
+    vm_pushbool(S, co != S->g->mainthread && co->nny == 0);
+    return 1;
+}
+
+static int co_close(State *S) {
+    State *co = getco(S);
+    const char *st = statusname(S, co);
+    if (strcmp(st, "suspended") != 0 && strcmp(st, "dead") != 0)
+        vm_error(S, "cannot close a %s coroutine", st);
+    int status = VM_OK;
+    if (co->costatus == CO_DEAD) {
+        status = co->costatus_err;
+        if (status != VM_OK) {
+            /* Report the error the coroutine died with (once). */
+            Value e = co->stack[1];
+            co->costatus_err = VM_OK;
+            vm_pushbool(S, false);
+            vm_push(S, e);
+            return 2;
+        }
+    } else {
+        status = vm_coro_close_suspended(S, co);
+        if (status != VM_OK) {
+            vm_pushbool(S, false);
+            vm_push(S, co->errval);
+            return 2;
+        }
+    }
+    vm_pushbool(S, true);
+    return 1;
+}
+
+static const LibReg colib[] = {
+    {"create", co_create},   {"resume", co_resume},   {"yield", co_yield},
+    {"status", co_status},   {"wrap", co_wrap},       {"running", co_running},
+    {"isyieldable", co_isyieldable}, {"close", co_close}, {NULL, NULL},
+};
+
+void vm_open_coroutine(State *S) {
+    Table *t = vm_newlib(S, colib);
+    vm_setglobal(S, "coroutine", vm_table(t));
+    if (S->g->loaded) vm_setfield(S, S->g->loaded, "coroutine", vm_table(t));
+}

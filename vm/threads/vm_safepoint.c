@@ -1,0 +1,175 @@
+/* vm_safepoint.c: mutator contexts and safepoints: the protocol that stops every context
+ * for an operation (a collection, the exit report) and the poll word compiled code and the
+ * interpreter test.
+ *
+ * Mutator contexts. The unit that the safepoint protocol counts is a context (Ctx): in the
+ * native model every language thread; in the green model every carrier (a parked green
+ * thread needs no cooperation: its stack is scanned through its GcStack); in both, the
+ * process's main native thread whenever it runs VM code outside a language thread. A
+ * context is RUNNING or STOPPED; sp.running counts the RUNNING ones. A context inside a
+ * blocking region (vm_blocking_begin, a producer waiting on a full CAB) counts as STOPPED. */
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "vm_do.h"
+#include "vm_threadimpl.h"
+
+volatile uint32_t vm_poll_word;
+
+/* ======================================================================
+ * Contexts and safepoints
+ * ====================================================================== */
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t stopped;   /* an initiator waits here for running == 0 */
+    pthread_cond_t resumed;   /* stopped contexts wait here for active == false */
+    int running;              /* contexts RUNNING */
+    bool active;              /* an operation is requested or running */
+    bool forever;             /* shutdown: the world never resumes */
+} sp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false};
+
+static _Thread_local Ctx *tl_ctx;
+static _Thread_local VmThread *tl_thread;
+
+/* Not inlined: a green thread may migrate between carriers across any call that switches,
+ * and a compiler may keep a thread-local address in a register across calls. */
+__attribute__((noinline)) Ctx *vm_ctx_current(void) { return tl_ctx; }
+__attribute__((noinline)) void vm_ctx_set_current(Ctx *c) { tl_ctx = c; }
+__attribute__((noinline)) VmThread *vm_thread_current(void) { return tl_thread; }
+__attribute__((noinline)) void vm_thread_set_current(VmThread *t) { tl_thread = t; }
+
+void vm_ctx_enter(Ctx *c) {
+    pthread_mutex_lock(&sp.lock);
+    c->state = CTX_RUNNING;
+    sp.running++;
+    pthread_mutex_unlock(&sp.lock);
+}
+
+/* Start a context that is RUNNING from birth: called by its creator, who is RUNNING, so no
+ * safepoint operation can be in progress (it would be waiting for the creator). */
+void vm_ctx_born(Ctx *c) { vm_ctx_enter(c); }
+
+void vm_ctx_leave(Ctx *c) {
+    pthread_mutex_lock(&sp.lock);
+    c->state = CTX_GONE;
+    if (--sp.running == 0 && sp.active) pthread_cond_broadcast(&sp.stopped);
+    pthread_mutex_unlock(&sp.lock);
+}
+
+/* RUNNING -> STOPPED (lock held). */
+static void stop_locked(Ctx *c) {
+    c->state = CTX_STOPPED;
+    if (--sp.running == 0 && sp.active) pthread_cond_broadcast(&sp.stopped);
+}
+
+static void *wait_resumed(void *arg) {
+    (void)arg;
+    while (sp.active) pthread_cond_wait(&sp.resumed, &sp.lock);
+    return NULL;
+}
+
+/* STOPPED -> RUNNING once no operation is active (lock held). The wait is a GC blocking
+ * region, so a collection neither signals this thread nor needs its registers. */
+static void resume_locked(Ctx *c) {
+    if (sp.active) gc_do_blocking(wait_resumed, NULL);
+    c->state = CTX_RUNNING;
+    sp.running++;
+}
+
+void vm_ctx_block(Ctx *c) {
+    if (c == NULL) return;
+    pthread_mutex_lock(&sp.lock);
+    stop_locked(c);
+    pthread_mutex_unlock(&sp.lock);
+}
+
+void vm_ctx_unblock(Ctx *c) {
+    if (c == NULL) return;
+    pthread_mutex_lock(&sp.lock);
+    resume_locked(c);
+    pthread_mutex_unlock(&sp.lock);
+}
+
+void vm_blocking_begin(State *S) {
+    (void)S;
+    vm_ctx_block(vm_ctx_current());
+}
+
+void vm_blocking_end(State *S) {
+    (void)S;
+    vm_ctx_unblock(vm_ctx_current());
+}
+
+/* Park the calling context until the pending operation is over. */
+static void safepoint_park(Ctx *c) {
+    pthread_mutex_lock(&sp.lock);
+    if (sp.active) {
+        stop_locked(c);
+        resume_locked(c);
+    }
+    pthread_mutex_unlock(&sp.lock);
+}
+
+void vm_poll_slow(State *S) {
+    Ctx *c = vm_ctx_current();
+    if (vm_poll_word & VM_POLL_SAFEPOINT) safepoint_park(c);
+    if (c != NULL && c->carrier != NULL) vm_green_maybe_preempt(S, c);
+}
+
+/* Bring all other contexts to a stop. The caller's own context (if any) counts as stopped
+ * while it waits, so two initiators serialise instead of waiting for each other. */
+void vm_world_stop(Ctx *self) {
+    pthread_mutex_lock(&sp.lock);
+    while (sp.active) {
+        /* Another operation first: take part in it as a stopped context. */
+        if (self && self->state == CTX_RUNNING) {
+            stop_locked(self);
+            resume_locked(self);
+        } else {
+            gc_do_blocking(wait_resumed, NULL);
+        }
+    }
+    sp.active = true;
+    __atomic_or_fetch(&vm_poll_word, VM_POLL_SAFEPOINT, __ATOMIC_SEQ_CST);
+    bool was_running = self && self->state == CTX_RUNNING;
+    if (was_running) {
+        self->state = CTX_STOPPED;
+        sp.running--;
+    }
+    while (sp.running > 0) pthread_cond_wait(&sp.stopped, &sp.lock);
+    if (was_running) self->state = CTX_INITIATOR;
+    pthread_mutex_unlock(&sp.lock);
+}
+
+void vm_world_start(Ctx *self) {
+    pthread_mutex_lock(&sp.lock);
+    if (self && self->state == CTX_INITIATOR) {
+        self->state = CTX_RUNNING;
+        sp.running++;
+    }
+    if (!sp.forever) {
+        sp.active = false;
+        __atomic_and_fetch(&vm_poll_word, ~(uint32_t)VM_POLL_SAFEPOINT, __ATOMIC_SEQ_CST);
+        pthread_cond_broadcast(&sp.resumed);
+    }
+    pthread_mutex_unlock(&sp.lock);
+}
+
+void vm_safepoint_run(State *S, void (*op)(void *arg), void *arg) {
+    (void)S;
+    Ctx *self = vm_ctx_current();
+    vm_world_stop(self);
+    op(arg);
+    vm_world_start(self);
+}
+
+static void collect_op(void *arg) {
+    (void)arg;
+    gc_collect_now();
+}
+
+/* The collect hook (gc_api.h): every collection runs with the world at a safepoint. */
+void vm_collect_at_safepoint(void) { vm_safepoint_run(NULL, collect_op, NULL); }
+
+void vm_safepoint_forever(void) { sp.forever = true; }
