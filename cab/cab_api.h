@@ -82,11 +82,6 @@ void cab_config_default(CabConfig *cfg);
  * until the next failing call on the same thread. Fields left 0 count as their defaults. */
 const char *cab_config_check(const CabConfig *cfg);
 
-/* Parse a size as given to -Xcab.size / -Xcab.chunk: decimal digits with an optional
- * suffix k, m or g (case-insensitive, powers of 1024), e.g. "2m", "512k", "16384".
- * Returns true and sets [*out]; on failure returns false and sets [*err] to a message in a
- * thread-local buffer ("cab: size '12q': unknown suffix 'q' (use k, m or g)"). */
-bool cab_size_parse(const char *text, size_t *out, const char **err);
 
 /* ====================================================================== */
 /* Rings and producers                                                     */

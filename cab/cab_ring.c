@@ -223,46 +223,6 @@ const char *cab_config_check(const CabConfig *cfg) {
     return check_filled(&c);
 }
 
-bool cab_size_parse(const char *text, size_t *out, const char **err) {
-    const char *s = text;
-    if (s == NULL || *s == '\0') {
-        *err = "cab: size is empty";
-        return false;
-    }
-    if (*s < '0' || *s > '9') {
-        *err = fmt("cab: size '%.40s' does not start with a digit", text);
-        return false;
-    }
-    uint64_t v = 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (v > (UINT64_MAX - 9) / 10) {
-            *err = fmt("cab: size '%.40s' is too large", text);
-            return false;
-        }
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    unsigned shift = 0;
-    switch (*s) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; s++; break;
-    case 'm': case 'M': shift = 20; s++; break;
-    case 'g': case 'G': shift = 30; s++; break;
-    default:
-        *err = fmt("cab: size '%.40s': unknown suffix '%c' (use k, m or g)", text, *s);
-        return false;
-    }
-    if (*s != '\0') {
-        *err = fmt("cab: size '%.40s': unexpected '%.10s' after the suffix", text, s);
-        return false;
-    }
-    if (shift && v > (SIZE_MAX >> shift)) {
-        *err = fmt("cab: size '%.40s' is too large", text);
-        return false;
-    }
-    *out = (size_t)(v << shift);
-    return true;
-}
-
 /* ====================================================================== */
 /* Creation                                                                */
 /* ====================================================================== */

@@ -13,7 +13,7 @@
  * keep them): rbx = base (the frame's R[0]), r12 = ci, r13 = S, r15 = the LClosure, r14 =
  * the profiling stream while profiling. rax, rcx, rdx, rsi, rdi, r8, r9, xmm0, xmm1 are
  * scratch. */
-#include "jit.h"
+#include "jit_api.h"
 
 #include <Zydis/Zydis.h>
 #include <pthread.h>
@@ -33,7 +33,6 @@
 #include "vm_table.h"
 #include "vm_thread.h"
 
-bool vm_jit_enabled;
 static JitOptions jit_opts;
 
 /* Profiling under the JIT (vm_main.c says which analyses): compiled code emits the events
@@ -48,6 +47,7 @@ static int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
 
 void jit_configure(const JitOptions *o) {
     jit_opts = *o;
+    vm_jit_compiler = jit_compile;
     vm_jit_enabled = o->on;
     jit_prof = o->on && vm_prof_instrumented;
     if (jit_prof) {

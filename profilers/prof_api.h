@@ -95,14 +95,18 @@ extern const ProfAnalysis prof_cachesim;
 extern const ProfAnalysis prof_pathprof;
 
 /* Cache simulator geometry and policy (-Xcachesim.l1, -Xcachesim.l2, -Xcachesim.policy),
- * for states opened afterwards (call it before the program starts). [l1], [l2]:
- * "SIZE:WAYS", SIZE in bytes with an optional k, m or g suffix (binary: 32k = 32768; "kb" too), e.g.
- * "32k:4" (the default L1) and "512k:8" (the default L2); lines are 64 bytes; the size must
- * be a power-of-two number of lines, WAYS must divide it, and L2 must be at least L1 (the
- * hierarchy is inclusive). [policy]: "fifo" (default) or "lru". A NULL argument keeps that
- * setting. Returns 0, or -1 with [*err] set to a message naming the bad value (static
- * storage, valid until the next call) and nothing changed. Not thread-safe. */
-int prof_cachesim_configure(const char *l1, const char *l2, const char *policy, const char **err);
+ * for states opened afterwards (call it before the program starts). [l1], [l2]: size in
+ * bytes and ways (the defaults: 32768:4 and 524288:8); lines are 64 bytes; the size must be
+ * a power-of-two number of lines up to 1 GiB, the ways must divide it, and L2 must be at
+ * least L1 (the hierarchy is inclusive). [lru]: 1 LRU, 0 FIFO (default). A NULL level or a
+ * negative [lru] keeps that setting. Returns 0, or -1 with [*err] set to a message naming
+ * the bad value (static storage, valid until the next call) and nothing changed. Not
+ * thread-safe. */
+typedef struct ProfCacheLevel {
+    uint64_t size;
+    uint64_t ways;
+} ProfCacheLevel;
+int prof_cachesim_configure(const ProfCacheLevel *l1, const ProfCacheLevel *l2, int lru, const char **err);
 
 /* The CAB paper's sampling error (section 6.4): the mean over items i with actual[i] > 0 of
  * |actual[i] - sampled[i] / rate| / actual[i]. [actual], [sampled]: [n] counts of the same

@@ -100,61 +100,34 @@ static char errbuf[256];
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
-/* Parses "SIZE[k|m][b]:WAYS" for level [which] ("L1", "L2"). */
-static int parse_geom(const char *s, const char *which, Geom *g) {
-    const char *p = s;
-    uint64_t size = 0, ways = 0;
-    if (*p < '0' || *p > '9') goto syntax;
-    while (*p >= '0' && *p <= '9') {
-        size = size * 10 + (uint64_t)(*p++ - '0');
-        if (size > MAX_SIZE) goto big;
+/* Checks level [which] ("L1", "L2") of [lv] and sets [g]. */
+static int check_geom(const ProfCacheLevel *lv, const char *which, Geom *g) {
+    uint64_t size = lv->size, ways = lv->ways;
+    if (size > MAX_SIZE) {
+        snprintf(errbuf, sizeof errbuf, "cachesim: %s size %" PRIu64 " is too large (at most 1g)", which, size);
+        return -1;
     }
-    if (*p == 'k' || *p == 'K') size <<= 10, p++;
-    else if (*p == 'm' || *p == 'M') size <<= 20, p++;
-    else if (*p == 'g' || *p == 'G') size <<= 30, p++;
-    if (*p == 'b' || *p == 'B') p++;
-    if (*p++ != ':' || *p < '0' || *p > '9') goto syntax;
-    while (*p >= '0' && *p <= '9') {
-        ways = ways * 10 + (uint64_t)(*p++ - '0');
-        if (ways > MAX_SIZE) goto syntax;
-    }
-    if (*p != '\0') goto syntax;
-    if (size > MAX_SIZE) goto big;
     if (size % LINE_BYTES != 0 || !is_pow2(size / LINE_BYTES)) {
         snprintf(errbuf, sizeof errbuf,
-                 "cachesim: %s size in '%s' must be a power-of-two number of %u-byte lines (e.g. 16k, 32k, 512k)",
-                 which, s, LINE_BYTES);
+                 "cachesim: %s size %" PRIu64 " must be a power-of-two number of %u-byte lines (e.g. 16k, 32k, 512k)",
+                 which, size, LINE_BYTES);
         return -1;
     }
     if (ways == 0 || (size / LINE_BYTES) % ways != 0) {
-        snprintf(errbuf, sizeof errbuf, "cachesim: %s ways in '%s' must be at least 1 and divide its %" PRIu64
-                 " lines (a power of two up to %" PRIu64 ")", which, s, size / LINE_BYTES, size / LINE_BYTES);
+        snprintf(errbuf, sizeof errbuf, "cachesim: %s ways %" PRIu64 " must be at least 1 and divide its %" PRIu64
+                 " lines (a power of two up to %" PRIu64 ")", which, ways, size / LINE_BYTES, size / LINE_BYTES);
         return -1;
     }
     g->size = size;
     g->ways = (uint32_t)ways;
     return 0;
-syntax:
-    snprintf(errbuf, sizeof errbuf, "cachesim: bad %s geometry '%s': expected SIZE:WAYS, e.g. %s", which, s,
-             which[1] == '1' ? "32k:4" : "512k:8");
-    return -1;
-big:
-    snprintf(errbuf, sizeof errbuf, "cachesim: %s size in '%s' is too large (at most 1g)", which, s);
-    return -1;
 }
 
-int prof_cachesim_configure(const char *l1, const char *l2, const char *policy, const char **err) {
+int prof_cachesim_configure(const ProfCacheLevel *l1, const ProfCacheLevel *l2, int lru, const char **err) {
     Config c = config;
-    if (l1 != NULL && parse_geom(l1, "L1", &c.g[0]) != 0) goto fail;
-    if (l2 != NULL && parse_geom(l2, "L2", &c.g[1]) != 0) goto fail;
-    if (policy != NULL) {
-        if (strcmp(policy, "fifo") == 0) c.lru = 0;
-        else if (strcmp(policy, "lru") == 0) c.lru = 1;
-        else {
-            snprintf(errbuf, sizeof errbuf, "cachesim: unknown policy '%s'; valid policies: fifo, lru", policy);
-            goto fail;
-        }
-    }
+    if (l1 != NULL && check_geom(l1, "L1", &c.g[0]) != 0) goto fail;
+    if (l2 != NULL && check_geom(l2, "L2", &c.g[1]) != 0) goto fail;
+    if (lru >= 0) c.lru = lru != 0;
     if (c.g[1].size < c.g[0].size) {
         snprintf(errbuf, sizeof errbuf,
                  "cachesim: L2 (%" PRIu64 " bytes) is smaller than L1 (%" PRIu64

@@ -85,17 +85,10 @@ void vm_call_yieldable(State *S, Value *func, int nresults);
 
 /* The interpreter: runs Lua frames starting at [ci] (marked CIST_FRESH) until it returns. */
 void vm_execute(State *S, CallInfo *ci);
-/* For JIT-compiled code (jit/jit.c): run the one instruction at ci->savedpc of the Lua frame
+/* For JIT-compiled code (jit/): run the one instruction at ci->savedpc of the Lua frame
  * [ci] (S->ci) exactly as the interpreter does, and return the pc of the next instruction to
  * run, also left in ci->savedpc. Never a call, tail call or return (they leave the frame). */
 const Instr *vm_jit_step(State *S, CallInfo *ci);
-/* Profiling events of compiled code's calls and returns made through C helpers (jit/jit.c),
- * exactly as the instrumented interpreter emits them: a Lua frame's start (call site, EV_CALL,
- * path register; then room for its heap-access events), its end ([ret]: a return with
- * EV_RETURN, else a tail call: the path only), and a frame getting control back (room). */
-void vm_prof_frame_start(State *S, CallInfo *ci);
-void vm_prof_frame_exit(CallInfo *ci, bool ret);
-void vm_prof_frame_back(CallInfo *ci);
 
 /* Run f(S, ud) catching errors: returns the status, the error object in S->errval. The
  * stack and frames are NOT restored (vm_pcall does that). */

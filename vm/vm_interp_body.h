@@ -1,15 +1,29 @@
-/* vm_interp_body.h: the body of the interpreter loop, included several times by vm_interp.c
- * with VM_EXEC_NAME (the function's name) and VM_EXEC_INSTR (0: plain, 1: instrumented)
- * defined, so the plain loop has no trace of instrumentation and all loops share one source.
+/* vm_interp_body.h: the body of the interpreter loop, included by vm_interp.c once per row
+ * of its variant table, with VM_EXEC_ROW defined as "name, INSTR, JIT, STEP, ORACLE" (what
+ * each flag means: the table's comment). The row is taken apart here, and every macro this
+ * file defines is undefined at its end, so the next row starts clean.
  * Not a header of its own: no include guard, and it defines a function. */
-#ifndef VM_EXEC_NAME
-#error "vm_interp_body.h is included by vm_interp.c only"
+#ifndef VM_EXEC_ROW
+#error "vm_interp_body.h is included by vm_interp.c only, with VM_EXEC_ROW defined"
 #endif
-/* VM_EXEC_ORACLE (with VM_EXEC_INSTR): also report every instruction dispatched, frame
- * entered and exit to the path oracle (vm_pathprof.h). VM_EXEC_JIT (not with the oracle):
- * hand frames to JIT-compiled code (JITENTER). VM_EXEC_STEP (not with either): run the one
- * instruction at ci->savedpc and return (vm_jit_step). VM_EXEC_JIT and VM_EXEC_STEP come
- * plain and instrumented. Each may be left undefined (0). */
+#define VM_ROW_APPLY(f, ...) f(__VA_ARGS__)
+#define VM_ROW_NAME(name, instr, jit, step, oracle) name
+#define VM_ROW_INSTR(name, instr, jit, step, oracle) instr
+#define VM_ROW_JIT(name, instr, jit, step, oracle) jit
+#define VM_ROW_STEP(name, instr, jit, step, oracle) step
+#define VM_ROW_ORACLE(name, instr, jit, step, oracle) oracle
+#define VM_EXEC_NAME VM_ROW_APPLY(VM_ROW_NAME, VM_EXEC_ROW)
+#define VM_EXEC_INSTR VM_ROW_APPLY(VM_ROW_INSTR, VM_EXEC_ROW)
+#define VM_EXEC_JIT VM_ROW_APPLY(VM_ROW_JIT, VM_EXEC_ROW)
+#define VM_EXEC_STEP VM_ROW_APPLY(VM_ROW_STEP, VM_EXEC_ROW)
+#define VM_EXEC_ORACLE VM_ROW_APPLY(VM_ROW_ORACLE, VM_EXEC_ROW)
+/* The combinations the body is written for. */
+#if VM_EXEC_ORACLE && (!VM_EXEC_INSTR || VM_EXEC_JIT || VM_EXEC_STEP)
+#error "the oracle copy is instrumented, without the JIT or steps"
+#endif
+#if VM_EXEC_JIT && VM_EXEC_STEP
+#error "a copy either hands frames to the JIT or steps for it"
+#endif
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -77,21 +91,12 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * after code that may have used the room (a return into it, a C call, a metamethod). At
  * most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
  * instruction runs twice between two of those points: 2 x ncode is enough. */
-#define RESERVE_FOR(p) \
-    do { \
-        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(2 * (size_t)(p)->ncode); \
-    } while (0)
+#define RESERVE_FOR(p) vm_prof_reserve_frame(p)
 #define PATHACT(o) \
     do { \
-        if (ci->pathbias != VM_PATH_OFF) path_act(ci, cl->p->id, pc - 1, (o)); \
+        if (ci->pathbias != VM_PATH_OFF) vm_prof_path_act(ci, cl->p->id, pc - 1, (o)); \
     } while (0)
-#define PATHEXIT() \
-    do { \
-        if (ci->pathbias != VM_PATH_OFF) { \
-            vm_prof_emit(vm_pathprof_event(cl->p->id, ci->pathreg)); \
-            ci->pathbias = VM_PATH_OFF; \
-        } \
-    } while (0)
+#define PATHEXIT() vm_prof_frame_exit_events(ci, cl->p->id, false)
 #else
 #define MEMEV(kind, addr) ((void)0)
 #define RESERVE_FOR(p) ((void)0)
@@ -110,7 +115,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define FINISHGET(t, key, slot) \
     do { \
         Value v_; \
-        MEMEV(EV_LOAD, mem_target(t)); \
+        MEMEV(EV_LOAD, vm_prof_mem_target(t)); \
         Protect(v_ = vm_finishget(S, t, key, slot)); \
         *RA() = v_; \
         NEXT(); \
@@ -124,7 +129,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
             vm_poll_slow(S); \
         } \
     } while (0)
-/* JIT hand-over (jit/jit.h), in the VM_EXEC_JIT copy only (so the plain loop pays nothing
+/* JIT hand-over (jit/jit_api.h), in the VM_EXEC_JIT copy only (so the plain loop pays nothing
  * while the JIT is off): run the frame's compiled code from pc if it has an entry there,
  * then continue interpreting at the pc it gives back (where it met an instruction without a
  * template or a failed type guard). [compile]: also compile the function if nobody has yet
@@ -177,7 +182,7 @@ startfunc:
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */
-    frame_start_events(S, ci);
+    vm_prof_frame_start_events(S, ci);
 #if VM_EXEC_ORACLE
     vm_pathoracle_enter(ci, ci->func->u.lf->p);
 #endif
@@ -262,7 +267,7 @@ L_SETTABUP: {
             NEXT();
         }
     }
-    MEMEV(EV_STORE, mem_target(uvp));
+    MEMEV(EV_STORE, vm_prof_mem_target(uvp));
     Protect(vm_finishset(S, uvp, key, val));
     NEXT();
 }
@@ -358,7 +363,7 @@ L_SETTABLE: {
             NEXT();
         }
     }
-    MEMEV(EV_STORE, mem_target(t));
+    MEMEV(EV_STORE, vm_prof_mem_target(t));
     Protect(vm_finishset(S, t, key, val));
     NEXT();
 }
@@ -381,7 +386,7 @@ L_SETI: {
         }
     }
     Value key = vm_int(n);
-    MEMEV(EV_STORE, mem_target(t));
+    MEMEV(EV_STORE, vm_prof_mem_target(t));
     Protect(vm_finishset(S, t, &key, val));
     NEXT();
 }
@@ -403,7 +408,7 @@ L_SETFIELD: {
             NEXT();
         }
     }
-    MEMEV(EV_STORE, mem_target(t));
+    MEMEV(EV_STORE, vm_prof_mem_target(t));
     Protect(vm_finishset(S, t, key, val));
     NEXT();
 }
@@ -811,11 +816,11 @@ L_RETURN1: {
 }
 ret:
 #if VM_EXEC_INSTR
-    PATHEXIT();
 #if VM_EXEC_ORACLE
+    PATHEXIT(); /* the path ends before the oracle sees the exit, as in TAILCALL */
     vm_pathoracle_exit(ci);
 #endif
-    if (vm_prof_needs & PROF_NEED_RETURN) vm_prof_emit(ev_make(EV_RETURN, ev_depth(ci)));
+    vm_prof_frame_exit_events(ci, cl->p->id, true);
 #endif
     if (ci->callstatus & CIST_FRESH) {
         S->ci = ci->prev;
@@ -988,4 +993,16 @@ L_EXTRAARG:
 #undef PATHACT
 #undef MEMEV
 #undef RESERVE_FOR
+#undef VM_EXEC_NAME
+#undef VM_EXEC_INSTR
+#undef VM_EXEC_JIT
+#undef VM_EXEC_STEP
+#undef VM_EXEC_ORACLE
+#undef VM_ROW_APPLY
+#undef VM_ROW_NAME
+#undef VM_ROW_INSTR
+#undef VM_ROW_JIT
+#undef VM_ROW_STEP
+#undef VM_ROW_ORACLE
+#undef VM_EXEC_ROW
 }

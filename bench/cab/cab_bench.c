@@ -20,12 +20,14 @@
  * are compared on equal terms: cab_push_r (5 instructions, cab/README.md "Generated code"),
  * the N-way and FastForward paths written out below with the same care. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cab_api.h"
+#include "cli_parse.h"
 
 #define MAX_RUNS 64
 #define PROBE_BATCHES 21
@@ -284,13 +286,12 @@ static bool timed_run(int t, const CabConfig *base, uint64_t n, int pcpu, int cc
 /* ---------------------------------------------------------------------- */
 
 static size_t size_arg(const char *s) {
-    size_t v;
-    const char *err;
-    if (!cab_size_parse(s, &v, &err)) {
-        fprintf(stderr, "%s\n", err);
+    uint64_t v;
+    if (!cli_parse_size(s, 1, SIZE_MAX, &v)) {
+        fprintf(stderr, "cab_bench: bad size '%s' (digits with an optional k, m or g)\n", s);
         exit(2);
     }
-    return v;
+    return (size_t)v;
 }
 
 static void print_row(const char *cls, const char *name, double *v, int m, double limit,

@@ -71,8 +71,6 @@ def check(name, cond, detail=""):
 def run(tandem, args, cwd=HERE, timeout=300):
     e = dict(os.environ)
     e.setdefault("HOME", "/")
-    e.pop("TANDEM_PATHPROF_ORACLE", None)
-    e.pop("TANDEM_PATHPROF_LIMIT", None)
     p = subprocess.run([tandem, *args], cwd=cwd, env=e, capture_output=True, timeout=timeout)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 

@@ -110,11 +110,15 @@ struct VmPathFunc {
 };
 
 VmPathFunc **vm_pathprof_pages[VM_PATH_MAXID >> VM_PATH_PAGE_BITS];
+#if TANDEM_PATH_ORACLE
 bool vm_pathprof_oracle = false;
+#endif
 
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t path_limit = 0xffffffffu;
-static char *oracle_file;
+#if TANDEM_PATH_ORACLE
+static char *oracle_file; /* -Xpathprof.oracle; malloc'd */
+#endif
 /* A function that cannot be profiled: one shared record. */
 static VmPathFunc off_func = {.bias = VM_PATH_OFF};
 
@@ -439,6 +443,7 @@ int vm_pathprof_decode(uint32_t fid, uint32_t path, ProfPath *out, void *ctx) {
     return -1; /* a cycle: cannot happen in a DAG */
 }
 
+#if TANDEM_PATH_ORACLE
 /* ======================================================================
  * Oracle
  * ====================================================================== */
@@ -601,29 +606,36 @@ void vm_pathoracle_exit(const struct CallInfo *ci) {
 static int key_cmp(const void *a, const void *b) {
     return strcmp((*(OCount *const *)a)->key, (*(OCount *const *)b)->key);
 }
+#endif /* TANDEM_PATH_ORACLE */
 
 /* ======================================================================
  * Lifecycle
  * ====================================================================== */
 
-void vm_pathprof_start(unsigned needs) {
-    const char *lim = getenv("TANDEM_PATHPROF_LIMIT");
-    if (lim != NULL && *lim) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(lim, &end, 10);
-        if (errno == 0 && *end == '\0' && v >= 2 && v <= 0xffffffffull) path_limit = v;
-        else fprintf(stderr, "tandem: ignoring TANDEM_PATHPROF_LIMIT=%s (2 .. 4294967295)\n", lim);
-    }
-    const char *of = getenv("TANDEM_PATHPROF_ORACLE");
-    if (of != NULL && *of && (needs & PROF_NEED_PATH)) {
-        oracle_file = strdup(of);
+void vm_pathprof_configure(const VmPathprofOptions *o) {
+    path_limit = o->limit != 0 ? o->limit : 0xffffffffu;
+#if TANDEM_PATH_ORACLE
+    free(oracle_file);
+    oracle_file = NULL;
+    if (o->oracle_file != NULL) {
+        oracle_file = strdup(o->oracle_file);
         if (oracle_file == NULL) oom();
-        vm_pathprof_oracle = true;
     }
+#endif
+}
+
+void vm_pathprof_start(unsigned needs) {
+#if TANDEM_PATH_ORACLE
+    vm_pathprof_oracle = oracle_file != NULL && (needs & PROF_NEED_PATH);
+#else
+    (void)needs;
+#endif
 }
 
 int vm_pathprof_finish(void) {
+#if !TANDEM_PATH_ORACLE
+    return 0;
+#else
     if (oracle_file == NULL) return 0;
     pthread_mutex_lock(&orc.lock);
     OCount **all = xcalloc(orc.bn, sizeof *all);
@@ -646,4 +658,5 @@ int vm_pathprof_finish(void) {
     oracle_file = NULL;
     pthread_mutex_unlock(&orc.lock);
     return rc;
+#endif
 }

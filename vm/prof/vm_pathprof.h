@@ -86,6 +86,15 @@ static inline uint64_t vm_pathprof_event(uint32_t fid, uint32_t path) {
  * lines. Returns 0, or -1 if [fid] has no graph or [path] is not one of its numbers. */
 int vm_pathprof_decode(uint32_t fid, uint32_t path, ProfPath *out, void *ctx);
 
+/* Options (-Xpathprof.*), set by the command line before the program runs. */
+typedef struct VmPathprofOptions {
+    uint64_t limit;          /* most paths a function may have before edges are cut
+                                (2 .. 2^32 - 1); 0: the default, 2^32 - 1 (EV_PATH's field) */
+    const char *oracle_file; /* TANDEM_PATH_ORACLE builds: write the oracle's counts here;
+                                NULL: no oracle */
+} VmPathprofOptions;
+void vm_pathprof_configure(const VmPathprofOptions *o);
+
 /* Before the program runs (vm_prof_start), once: [needs] are the enabled analyses' needs.
  * Reads the debug settings from the environment:
  *   TANDEM_PATHPROF_ORACLE=FILE   run the oracle (below) and write its counts to FILE
@@ -99,7 +108,7 @@ void vm_pathprof_start(unsigned needs);
 int vm_pathprof_finish(void);
 
 /* ======================================================================
- * Oracle (debug): counts the paths without Ball-Larus numbering
+ * Oracle (-DTANDEM_PATH_ORACLE=ON builds): counts the paths without Ball-Larus numbering
  * ======================================================================
  * The interpreter runs a third copy of its loop (vm_execute_oracle) that, besides the
  * normal instrumentation, reports every instruction it dispatches (vm_pathoracle_at), the
@@ -111,11 +120,13 @@ int vm_pathprof_finish(void);
  * edge) and how it ended. Nothing there uses the path numbers, so its counts checked
  * against the decoded Ball-Larus profile (tests/profile/run_analysis_tests.py) test the
  * numbering, the actions and the decoder together. */
+#if TANDEM_PATH_ORACLE
 extern bool vm_pathprof_oracle;
 
 struct CallInfo;
 void vm_pathoracle_enter(const struct CallInfo *ci, const Proto *p);
 void vm_pathoracle_at(const struct CallInfo *ci, const Proto *p, const Instr *ipc);
 void vm_pathoracle_exit(const struct CallInfo *ci);
+#endif
 
 #endif

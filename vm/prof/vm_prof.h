@@ -1,5 +1,7 @@
-/* vm_prof.h: profiling on the VM side: function ids and their names, the event streams the
- * instrumented interpreter writes into, and the run's lifecycle (vm_prof.c).
+/* vm_prof.h: the event producer, the one header the interpreter and the JIT share for
+ * profiling: function ids and their names, the event streams (emit, reserve), the events of
+ * a frame's start and end, Ball-Larus actions (vm_pathprof.h), and the run's lifecycle
+ * (vm_prof.c).
  *
  * Streams. Every native thread that runs language code while profiling is on (a native
  * language thread, a carrier, the main thread) has one stream, in thread-local storage:
@@ -17,6 +19,8 @@
 #include "cab_api.h"
 #include "prof_api.h"
 #include "ev_api.h"
+#include "vm_pathprof.h"
+#include "vm_state.h"
 #include "vm_value.h"
 
 #define VM_PROF_MAX_ANALYSES 8
@@ -145,5 +149,129 @@ void vm_prof_mark_partial(void);
 
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);
+
+/* ======================================================================
+ * Frame events: what the instrumented interpreter (vm_interp_body.h) and the JIT's call and
+ * return helpers (vm_prof_frame_*, vm_prof_frame.c) emit at a Lua frame's start and end, and
+ * the room both reserve for heap-access events. Written once here so a profile does not
+ * depend on which of the two ran the code.
+ * ====================================================================== */
+
+/* Room for the events pushed between two reservation points of a frame (vm_prof_reserve):
+ * the points are where it may wait (its entry, loop back edges) and where it gets control
+ * back after code that may have used the room (a return into it, a C call, a metamethod).
+ * At most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
+ * instruction runs twice between two points: 2 events per instruction of the function. The
+ * JIT's inline check computes the same product (jit/README.md). */
+#define VM_PROF_ROOM_PER_INSTR 2
+
+static inline size_t vm_prof_frame_room(const Proto *p) { return VM_PROF_ROOM_PER_INSTR * (size_t)p->ncode; }
+
+/* At a reservation point of a frame of [p]: room for its heap-access events, when an
+ * enabled analysis needs them. */
+static inline void vm_prof_reserve_frame(const Proto *p) {
+    if (vm_prof_needs & PROF_NEED_MEM) vm_prof_reserve(vm_prof_frame_room(p));
+}
+
+/* EV_SITE's payload for the frame [ci] being entered (ev_api.h): the calling
+ * instruction's index in the Lua caller and the caller's id. A frame not called by Lua code
+ * (from C: pcall, a metamethod, a callback) gets pc 0xffffffff and, as its caller, the
+ * nearest Lua frame below, in this coroutine or its resumers (what the call graph calls the
+ * caller of a call through C), or 0 when there is none. A tail call keeps the site of the
+ * call it replaces. */
+static inline uint64_t vm_prof_site_caller(const Proto *p) {
+    return p->id <= EV_DEPTH_MAX ? (uint64_t)p->id << 32 : 0; /* 24 bits, like a depth */
+}
+
+static inline uint64_t vm_prof_call_site(const State *S, const CallInfo *ci) {
+    const CallInfo *prev = ci->prev;
+    if ((ci->callstatus & CIST_FRESH) || (prev->callstatus & CIST_C)) {
+        /* Down through C frames, and from a coroutine's first frame into its resumer (the
+         * Lua function that called resume, or whatever wrap's function was called from). */
+        for (;;) {
+            while (prev != NULL && (prev->callstatus & CIST_C)) prev = prev->prev;
+            if (prev != NULL || S->resumer == NULL) break;
+            S = S->resumer;
+            prev = S->ci;
+        }
+        return 0xffffffffu | (prev ? vm_prof_site_caller(prev->func->u.lf->p) : 0);
+    }
+    const Proto *cp = prev->func->u.lf->p;
+    return (uint64_t)(uint32_t)((prev->savedpc - cp->code) - 1) | vm_prof_site_caller(cp);
+}
+
+/* The address a slow-path heap access stands for: the table indexed, or the value. */
+static inline const void *vm_prof_mem_target(const Value *v) {
+    return v->tt == VT_TABLE ? (const void *)v->u.t : (const void *)v;
+}
+
+/* The frame's depth as events carry it (24 bits, saturated). */
+static inline uint64_t vm_prof_depth(const CallInfo *ci) {
+    uint32_t d = (uint32_t)ci->depth;
+    return d > EV_DEPTH_MAX ? EV_DEPTH_MAX : d;
+}
+
+/* EV_CALL's payload for entering Lua frame [ci] of function [id] (ev_api.h). "From C"
+ * is set on the first Lua call a C frame makes (a pcall, a sort comparator's first call):
+ * that is when frames the analyzers keep at the C frame's depth (a Lua function that
+ * returned there earlier) have ended; later calls from the same C frame find it in place.
+ * A C frame's callstatus is reset when the record is reused for another call. */
+static inline uint64_t vm_prof_call_payload(const CallInfo *ci, uint32_t id) {
+    CallInfo *prev = ci->prev;
+    uint64_t fromc = 0;
+    if ((prev->callstatus & (CIST_C | CIST_CALLEDLUA)) == CIST_C) {
+        prev->callstatus |= CIST_CALLEDLUA;
+        fromc = EV_CALL_FROM_C;
+    }
+    return (uint64_t)id | fromc | vm_prof_depth(ci) << 32;
+}
+
+/* The events of a Lua frame's start (startfunc in the instrumented loops, vm_prof_frame_start
+ * for the JIT's helpers): its call site,
+ * its EV_CALL, and its Ball-Larus path register and action table, each as the enabled
+ * analyses need. */
+static inline void vm_prof_frame_start_events(State *S, CallInfo *ci) {
+    Proto *ep = ci->func->u.lf->p;
+    uint32_t id = ep->id;
+    if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
+    unsigned needs = vm_prof_needs;
+    if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, vm_prof_call_site(S, ci)));
+    if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, vm_prof_call_payload(ci, id)));
+    if (needs & PROF_NEED_PATH) {
+        ci->pathbias = vm_pathprof_bias(ep, id);
+        ci->pathreg = 0;
+    }
+}
+
+/* Ball-Larus: apply the action of outcome [o] of the branching instruction at [ipc] to the
+ * path register of [ci] (vm_pathprof.h); [ci]'s bias is not VM_PATH_OFF. */
+static inline void vm_prof_path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsigned o) {
+    uint64_t a = vm_pathprof_act(ci->pathbias, ipc, o);
+    uint32_t reset = vm_pathact_reset(a);
+    if (__builtin_expect(reset == VM_PATH_NORESET, 1)) {
+        ci->pathreg += vm_pathact_inc(a);
+    } else {
+        vm_prof_emit(vm_pathprof_event(fid, ci->pathreg + vm_pathact_inc(a)));
+        ci->pathreg = reset;
+    }
+}
+
+/* The events of the end of Lua frame [ci] of function [fid]: its Ball-Larus path, if it has
+ * one, and, for a return ([ret]; a tail call is not), EV_RETURN. [fid] is passed, not read
+ * from ci->func: a return may already have moved its results over the function's slot. */
+static inline void vm_prof_frame_exit_events(CallInfo *ci, uint32_t fid, bool ret) {
+    if (ci->pathbias != VM_PATH_OFF) {
+        vm_prof_emit(vm_pathprof_event(fid, ci->pathreg));
+        ci->pathbias = VM_PATH_OFF;
+    }
+    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
+}
+
+/* The same out of line, for JIT-compiled code's calls and returns made through C helpers:
+ * a Lua frame's start (its events, then room for its heap accesses), its end ([ret]: a
+ * return, else a tail call), and a frame getting control back (room). vm_prof_frame.c. */
+void vm_prof_frame_start(State *S, CallInfo *ci);
+void vm_prof_frame_exit(CallInfo *ci, bool ret);
+void vm_prof_frame_back(CallInfo *ci);
 
 #endif

@@ -64,40 +64,6 @@ static uint64_t rnd(void) { /* xorshift64: deterministic across runs */
 /* Sizes and configuration                                                 */
 /* ---------------------------------------------------------------------- */
 
-static void test_cab_size_parse_accepts_suffixes(void **state) {
-    (void)state;
-    size_t v;
-    const char *err = NULL;
-    assert_true(cab_size_parse("2m", &v, &err));
-    assert_int_equal(v, 2u << 20);
-    assert_true(cab_size_parse("512k", &v, &err));
-    assert_int_equal(v, 512u << 10);
-    assert_true(cab_size_parse("16384", &v, &err));
-    assert_int_equal(v, 16384);
-    assert_true(cab_size_parse("1G", &v, &err));
-    assert_int_equal(v, (size_t)1 << 30);
-    assert_true(cab_size_parse("4K", &v, &err));
-    assert_int_equal(v, 4096);
-}
-
-static void test_cab_size_parse_rejects_bad_text(void **state) {
-    (void)state;
-    size_t v;
-    const char *err = NULL;
-    assert_false(cab_size_parse("", &v, &err));
-    assert_non_null(strstr(err, "empty"));
-    assert_false(cab_size_parse("k", &v, &err));
-    assert_non_null(strstr(err, "digit"));
-    assert_false(cab_size_parse("12q", &v, &err));
-    assert_non_null(strstr(err, "unknown suffix 'q'"));
-    assert_false(cab_size_parse("2mb", &v, &err));
-    assert_non_null(strstr(err, "unexpected 'b'"));
-    assert_false(cab_size_parse("99999999999999999999999", &v, &err));
-    assert_non_null(strstr(err, "too large"));
-    assert_false(cab_size_parse("99999999999g", &v, &err));
-    assert_non_null(strstr(err, "too large"));
-}
-
 static void expect_config_error(CabConfig c, const char *needle) {
     const char *err = cab_config_check(&c);
     assert_non_null(err);
@@ -569,8 +535,6 @@ static void test_cab_sampling_never_blocks(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cab_size_parse_accepts_suffixes),
-        cmocka_unit_test(test_cab_size_parse_rejects_bad_text),
         cmocka_unit_test(test_cab_config_check_errors),
         cmocka_unit_test(test_cab_config_default_chunk_from_l1d),
         cmocka_unit_test(test_cab_ring_new_layout),

@@ -16,13 +16,14 @@
 static int defaults(void **state) {
     (void)state;
     const char *err = NULL;
-    assert_int_equal(prof_cachesim_configure("32k:4", "512k:8", "fifo", &err), 0);
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){32768, 4}, &(ProfCacheLevel){524288, 8}, 0, &err), 0);
     return 0;
 }
 
 static void *tiny(const char *policy) {
     const char *err = NULL;
-    if (prof_cachesim_configure("256:2", "512:2", policy, &err) != 0) fail_msg("%s", err);
+    if (prof_cachesim_configure(&(ProfCacheLevel){256, 2}, &(ProfCacheLevel){512, 2}, strcmp(policy, "lru") == 0, &err) != 0)
+        fail_msg("%s", err);
     void *st = prof_cachesim.open();
     assert_non_null(st);
     return st;
@@ -203,34 +204,27 @@ static void test_cachesim_default_geometry(void **state) {
 static void test_cachesim_configure_errors(void **state) {
     (void)state;
     const char *err = NULL;
-    assert_int_equal(prof_cachesim_configure("33k:4", NULL, NULL, &err), -1);
-    assert_true(contains(err, "L1 size in '33k:4' must be a power-of-two number of 64-byte lines"));
-    assert_int_equal(prof_cachesim_configure(NULL, "512k:3", NULL, &err), -1);
-    assert_true(contains(err, "L2 ways in '512k:3' must be at least 1 and divide its 8192 lines"));
-    assert_int_equal(prof_cachesim_configure("32k:0", NULL, NULL, &err), -1);
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){33 * 1024, 4}, NULL, -1, &err), -1);
+    assert_true(contains(err, "L1 size 33792 must be a power-of-two number of 64-byte lines"));
+    assert_int_equal(prof_cachesim_configure(NULL, &(ProfCacheLevel){512 * 1024, 3}, -1, &err), -1);
+    assert_true(contains(err, "L2 ways 3 must be at least 1 and divide its 8192 lines"));
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){32 * 1024, 0}, NULL, -1, &err), -1);
     assert_true(contains(err, "L1 ways"));
-    assert_int_equal(prof_cachesim_configure("32k", NULL, NULL, &err), -1);
-    assert_true(contains(err, "bad L1 geometry '32k': expected SIZE:WAYS, e.g. 32k:4"));
-    assert_int_equal(prof_cachesim_configure(NULL, "x:8", NULL, &err), -1);
-    assert_true(contains(err, "bad L2 geometry 'x:8'"));
-    assert_int_equal(prof_cachesim_configure("32k:4x", NULL, NULL, &err), -1);
-    assert_int_equal(prof_cachesim_configure("4g:4", NULL, NULL, &err), -1);
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){4ull << 30, 4}, NULL, -1, &err), -1);
     assert_true(contains(err, "too large"));
-    assert_int_equal(prof_cachesim_configure("1m:4", "512k:8", NULL, &err), -1);
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){1 << 20, 4}, &(ProfCacheLevel){512 * 1024, 8}, -1, &err), -1);
     assert_true(contains(err, "L2 (524288 bytes) is smaller than L1 (1048576 bytes)"));
-    assert_int_equal(prof_cachesim_configure("1m:4", NULL, NULL, &err), -1); /* against L2 512k */
-    assert_int_equal(prof_cachesim_configure(NULL, NULL, "random", &err), -1);
-    assert_true(contains(err, "unknown policy 'random'; valid policies: fifo, lru"));
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){1 << 20, 4}, NULL, -1, &err), -1); /* against L2 512k */
     /* nothing changed */
     void *st = prof_cachesim.open();
     char *t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
     assert_true(contains(t, "L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive, FIFO"));
     free(t);
     prof_cachesim.close(st);
-    /* accepted forms */
-    assert_int_equal(prof_cachesim_configure("64KB:8", "2M:16", "lru", &err), 0);
-    assert_int_equal(prof_cachesim_configure("64:1", "64:1", NULL, &err), 0);      /* one line */
-    assert_int_equal(prof_cachesim_configure("1k:16", "1k:16", NULL, &err), 0);    /* fully associative */
+    /* accepted geometries (the text forms are the command line's: tests/unit/cli) */
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){64 * 1024, 8}, &(ProfCacheLevel){2 << 20, 16}, 1, &err), 0);
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){64, 1}, &(ProfCacheLevel){64, 1}, -1, &err), 0); /* one line */
+    assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){1024, 16}, &(ProfCacheLevel){1024, 16}, -1, &err), 0); /* fully associative */
     st = prof_cachesim.open();
     t = report_str(&prof_cachesim, st, PROF_TEXT, 1.0, NULL);
     assert_true(contains(t, "L1 1 KB 16-way, L2 1 KB 16-way, 64-byte lines, inclusive, LRU"));

@@ -262,11 +262,9 @@ static void test_random_large(void **state) {
 
 static void test_random_low_limit(void **state) {
     (void)state;
-    setenv("TANDEM_PATHPROF_LIMIT", "200", 1);
-    vm_pathprof_start(PROF_NEED_PATH);
+    vm_pathprof_configure(&(VmPathprofOptions){200, NULL});
     run_random(200, 40, true);
-    setenv("TANDEM_PATHPROF_LIMIT", "4294967295", 1);
-    vm_pathprof_start(PROF_NEED_PATH);
+    vm_pathprof_configure(&(VmPathprofOptions){0, NULL}); /* the default */
 }
 
 /* The loop of paths_pattern.lua, by hand: numbers 3, 5, 6, 8 (tests/profile/run_analysis_tests.py). */

@@ -46,9 +46,12 @@ typedef struct JitOptions {
     bool perfmap;   /* -Xjit.perfmap: /tmp/perf-PID.map lines for perf report */
 } JitOptions;
 
-/* True while the plain interpreter loop should hand frames to compiled code: -Xjit=on and no
- * profiling (the instrumented loops never call the JIT in this slice). */
+/* The interpreter's side of the hand-over, defined in vm/vm_interp.c so that vm/ links
+ * without jit/ (the dependency points one way: jit/ uses vm/; the command line links both
+ * and calls jit_configure, which sets them). vm_jit_enabled: run the JIT copies of the loop
+ * (-Xjit=on); vm_jit_compiler: jit_compile. */
 extern bool vm_jit_enabled;
+extern const struct JitCode *(*vm_jit_compiler)(Proto *p);
 
 void jit_configure(const JitOptions *o);
 
@@ -76,7 +79,7 @@ static inline const Instr *jit_handover(State *S, CallInfo *ci, Proto *p, Value 
     const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jit, __ATOMIC_ACQUIRE);
     if (jc == NULL) {
         if (!compile) return pc;
-        jc = jit_compile(p);
+        jc = vm_jit_compiler(p);
     }
     if (jc->at == NULL) return pc;
     return jc->enter(S, ci, base, jc->at[pc - p->code]);

@@ -1,0 +1,61 @@
+/* cli.h: the `tandem` command line's own interface between its files: the options a run is
+ * configured with, filled from the -X table (cli_options.c). Nothing outside cli/ includes
+ * it; the number grammar is cli_parse.h. */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cab_api.h"
+#include "cli_parse.h"
+#include "prof_api.h"
+#include "vm_prof.h"
+#if TANDEM_JIT
+#include "jit_api.h"
+#endif
+
+#define EXIT_USAGE 2
+
+/* Everything the -X options set; zero means "not given" (the default applies). */
+typedef struct Options {
+    bool dump_bytecode;
+    bool jit_on;                 /* -Xjit (default on where the JIT is built) */
+    bool jit_dump;               /* -Xdump=jit */
+    bool jit_perfmap;            /* -Xjit.perfmap */
+    unsigned gc_stress;
+    size_t gc_maxheap;
+    const ProfAnalysis *profile; /* NULL: no profiling; else the first of analyses */
+    const ProfAnalysis *analyses[VM_PROF_MAX_ANALYSES];
+    int nanalyses;
+    int stage;                   /* VmProfStage + 1; 0: default */
+    int transport;               /* CabTransport */
+    bool sampling;
+    double sample_rate;          /* 0: default */
+    size_t sample_burst;         /* 0: default */
+    unsigned test_delay_us;
+    bool sequential;
+    size_t cab_size, cab_chunk;  /* 0: default */
+    const char *profile_out;
+    bool green;
+    int carriers;                /* 0: default */
+    double slice_ms;             /* 0: default */
+    int analyzers;               /* 0: default (1) */
+    bool affinity_none;
+    bool stats;
+    int format;                  /* ProfFormat */
+    uint64_t pathprof_limit;     /* 0: default */
+    const char *pathprof_oracle; /* TANDEM_PATH_ORACLE builds; NULL: none */
+} Options;
+
+/* Parse one "-Xname[=value]" argument into [opt]. Returns false after printing why it is bad
+ * (the option's name and its valid values). */
+bool cli_parse_xoption(const char *arg, Options *opt);
+
+/* `tandem -X`: every option with its values, default and help. */
+void cli_list_xoptions(FILE *f);
+
+
+#endif
