@@ -14,6 +14,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -32,13 +33,16 @@ def default_tandem():
     return os.environ.get(ENV_TANDEM) or os.path.join(REPO, "build", "tandem")
 
 
-def find_tandem(path=None):
-    """The tandem binary as an absolute path, or None if there is none: [path] (as given, then
-    relative to the repository) when given, else default_tandem()."""
+def find_tandem(path=None, required=False):
+    """The tandem binary as an absolute path: [path] (as given, then relative to the
+    repository) when given, else default_tandem(). None if it is not there, or with
+    [required] the end of the script with a message."""
     wanted = path or default_tandem()
     for candidate in (wanted, os.path.join(REPO, wanted)):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return os.path.abspath(candidate)
+    if required:
+        raise SystemExit("%s: no tandem binary at %s" % (os.path.basename(sys.argv[0]), wanted))
     return None
 
 
@@ -192,9 +196,10 @@ _RE_APP_CPUS = re.compile(r"\[stats\] placement: application threads on CPU\(s\)
 COUNTERS = ("produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms")
 
 
-def _counters(m):
-    c = {k: int(m.group(i + 1)) for i, k in enumerate(COUNTERS[:-1])}
-    c["blocked_ms"] = float(m.group(6))
+def _counters(m, first):
+    """The six counters from group [first] of [m] on, and the line."""
+    c = {k: int(m.group(first + i)) for i, k in enumerate(COUNTERS[:-1])}
+    c["blocked_ms"] = float(m.group(first + 5))
     c["line"] = m.group(0)
     return c
 
@@ -208,13 +213,13 @@ class Stats:
     def __init__(self, stderr):
         self.cabs = []
         for m in _RE_CAB.finditer(stderr):
-            c = _counters(m)
-            c.update(who=m.group(1), analyzer=int(m.group(7)), idle_ms=float(m.group(8)),
-                     waits_outside=int(m.group(9)))
+            c = _counters(m, 2)
+            c.update(who=m.group(1), analyzer=int(m.group(8)), idle_ms=float(m.group(9)),
+                     waits_outside=int(m.group(10)))
             self.cabs.append(c)
         self.total = None
         for m in _RE_TOTAL.finditer(stderr):
-            self.total = _counters(m)
+            self.total = _counters(m, 1)
             self.total["waits_outside"] = int(m.group(7))
         m = _RE_TOPOLOGY.search(stderr)
         self.topology = m.group(1) if m else None

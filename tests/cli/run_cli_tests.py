@@ -3,28 +3,24 @@
 round trip, listings, heap cap, tracebacks. Each case checks exit status and output."""
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
+
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(tandem, *args, stdin=None):
-    p = subprocess.run([tandem, *args], cwd=HERE, input=stdin, capture_output=True,
-                       text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
+    r = th.run_once([tandem, *args], cwd=HERE, stdin=stdin, timeout=60)
+    return r.code, r.out, r.err
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
-
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
+    tandem = th.find_tandem(ap.parse_args().tandem, required=True)
+    check = th.Checks()
 
     code, out, err = run(tandem, "-Xnosuch=1", "hello.lua")
     check("unknown -X option", code == 2 and "-Xnosuch" in err and "-Xdump" in err, f"{code} {err!r}")
@@ -73,10 +69,7 @@ def main():
     check("out of memory uncaught", code == 1 and "not enough memory" in err and "Warning" not in err,
           f"{code} {err!r}")
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"cli: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.finish("cli")
 
 
 if __name__ == "__main__":

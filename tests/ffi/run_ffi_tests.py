@@ -11,30 +11,26 @@ are checked at the command line. ffi_threads.lua checks that a thread blocked in
 call counts as stopped: collections in another thread finish while it is blocked."""
 import argparse
 import os
-import subprocess
 import sys
+
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_CHECKS = 74
+ENV = dict(os.environ)
+ENV.setdefault("HOME", "/root")
 
 
 def run(tandem, *args):
-    env = dict(os.environ)
-    env.setdefault("HOME", "/root")
-    p = subprocess.run([tandem, *args], cwd=HERE, capture_output=True, text=True, timeout=120,
-                       env=env)
-    return p.returncode, p.stdout, p.stderr
+    r = th.run_once([tandem, *args], cwd=HERE, env=ENV, timeout=120)
+    return r.code, r.out, r.err
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
-
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
+    tandem = th.find_tandem(ap.parse_args().tandem, required=True)
+    check = th.Checks()
 
     for opts in ([], ["-Xgc.stress=3"], ["-Xthreads=green"]):
         label = "ffi_calls.lua" + (" " + " ".join(opts) if opts else "")
@@ -64,12 +60,8 @@ def main():
     code, out, err = run(tandem, "-e", "print(ffi.load('m'):func('cbrt', 'double', {'double'})(27))")
     check("-e call", code == 0 and out == "3.0\n", f"{code} {out!r} {err!r}")
 
-    for f in failures:
-        print("FAIL", f)
-    if failures:
-        sys.exit(1)
-    print("ffi tests passed")
+    return check.finish("ffi tests")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,51 +6,25 @@ uncaught error or leaving through os.exit still writes its whole profile, and th
 values exit 2 with a message."""
 import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-from profutil import cab_total, nothing_lost
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
+SMALL_RING = th.SMALL_RING
 
 
-def run(tandem, *args):
-    p = subprocess.run([tandem, *args], cwd=HERE, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def parse(report):
-    """{function name: calls} and the header's (calls, functions) from a methodcount report."""
-    lines = report.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("methodcount:"))
-    m = re.match(r"methodcount: (\d+) calls of (\d+) functions$", lines[start])
-    counts = {}
-    for l in lines[start + 1:]:
-        m2 = re.match(r"\s*(\d+)\s+([\d.]+)%\s+(.*)$", l)
-        if not m2:
-            if counts:
-                break
-            continue  # the column titles and notes (estimates, partial) before the rows
-        counts[m2.group(3)] = int(m2.group(1))
-    total = counts.pop("total")
-    check_total = (int(m.group(1)), int(m.group(2)))
-    assert total == check_total[0], (total, check_total)
-    return counts, check_total
+def run(tandem, *args, cwd=HERE, timeout=120):
+    r = th.run_once([tandem, *args], cwd=cwd, timeout=timeout)
+    return r.code, r.out, r.err
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
-
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
-
+    tandem = th.find_tandem(ap.parse_args().tandem, required=True)
+    check = th.Checks()
     tmp = tempfile.mkdtemp(prefix="tandem_profile_")
     expected = {"f (shape.lua:4)": 1000, "g (shape.lua:5)": 250, "h (shape.lua:6)": 10,
                 "k (shape.lua:7)": 100000, "main chunk (shape.lua)": 1,
@@ -70,10 +44,10 @@ def main():
         reports[mode] = err
         # The same run with -Xstats: every event produced was consumed.
         code2, _, err2 = run(tandem, "-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
-        t = cab_total(err2)
-        check(f"{mode}: produced == consumed", code2 == 0 and nothing_lost(t), t["line"] if t else err2[-1000:])
+        t = th.parse_stats(err2).total
+        check(f"{mode}: produced == consumed", code2 == 0 and th.nothing_lost(t), t["line"] if t else err2[-1000:])
         try:
-            counts, (total, nfun) = parse(err)
+            counts, total, nfun = th.parse_methodcount(err)
         except (StopIteration, AttributeError, KeyError, AssertionError) as e:
             check(f"{mode}: report", False, f"{e!r} {err!r}")
             continue
@@ -103,7 +77,7 @@ def main():
         code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
         check(f"fails {mode}: exit 1 with the error", code == 1 and "boom" in err, f"{code} {err!r}")
         if os.path.exists(path):
-            counts, _ = parse(open(path).read())
+            counts = th.parse_methodcount(open(path).read())[0]
             check(f"fails {mode}: counts", counts.get("f (fails.lua:3)") == 10 and
                   counts.get("main chunk (fails.lua)") == 1, counts)
         else:
@@ -112,7 +86,7 @@ def main():
         code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
         check(f"os.exit {mode}: exit 0", code == 0, f"{code} {err!r}")
         if os.path.exists(path):
-            counts, _ = parse(open(path).read())
+            counts = th.parse_methodcount(open(path).read())[0]
             check(f"os.exit {mode}: counts", counts.get("f (exits.lua:2)") == 5, counts)
         else:
             check(f"os.exit {mode}: profile written", False, path)
@@ -127,38 +101,36 @@ def main():
             seq = None
             for mode, extra in (("sequential", ["-Xanalysis=sequential"]), ("concurrent", []),
                                 ("concurrent-small", SMALL_RING)):
-                p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *extra, prog],
-                                   cwd=threads_dir, capture_output=True, text=True, timeout=300)
+                code, _, err = run(tandem, "-Xprofile=methodcount", "-Xstats", *margs, *extra, prog,
+                                   cwd=threads_dir, timeout=300)
                 name = f"threads {prog} {model} {mode}"
-                check(f"{name}: exit", p.returncode == 0, f"{p.returncode} {p.stderr[-2000:]!r}")
+                check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}")
                 try:
-                    counts, _ = parse(p.stderr)
+                    counts = th.parse_methodcount(err)[0]
                 except (StopIteration, AttributeError, KeyError, AssertionError) as e:
-                    check(f"{name}: report", False, f"{e!r} {p.stderr[-2000:]!r}")
+                    check(f"{name}: report", False, f"{e!r} {err[-2000:]!r}")
                     continue
                 if seq is None:
                     seq = counts
                 check(f"{name} == sequential", counts == seq, f"{counts} vs {seq}")
-                t = cab_total(p.stderr)
-                check(f"{name}: produced == consumed", nothing_lost(t), t["line"] if t else p.stderr[-1000:])
+                t = th.parse_stats(err).total
+                check(f"{name}: produced == consumed", th.nothing_lost(t), t["line"] if t else err[-1000:])
 
     # The deadlock test: analyzers slowed on purpose so producers block on full rings all
     # the time, while other threads allocate and force collections. It must finish (the
     # subprocess timeout is the watchdog) with nothing lost.
     for model, margs in models.items():
-        try:
-            p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
-                                "-Xtest.analyzer_delay=200", "deadlock.lua"],
-                               cwd=HERE, capture_output=True, text=True, timeout=120)
-        except subprocess.TimeoutExpired:
+        code, out, err = run(tandem, "-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
+                             "-Xtest.analyzer_delay=200", "deadlock.lua")
+        if code is None:
             check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
             continue
-        t = cab_total(p.stderr)
-        check(f"deadlock {model}: finished", p.returncode == 0 and p.stdout == "done\t800400\n",
-              f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
+        t = th.parse_stats(err).total
+        check(f"deadlock {model}: finished", code == 0 and out == "done\t800400\n",
+              f"{code} {out!r} {err[-1500:]!r}")
         check(f"deadlock {model}: nothing lost, producers blocked",
-              nothing_lost(t) and t["blocks"] > 100, t["line"] if t else p.stderr[-1500:])
-        counts, _ = parse(p.stderr)
+              th.nothing_lost(t) and t["blocks"] > 100, t["line"] if t else err[-1500:])
+        counts = th.parse_methodcount(err)[0]
         check(f"deadlock {model}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
 
     # Heap loads and stores never wait between safepoints: with a ring full most of the time,
@@ -166,15 +138,14 @@ def main():
     # code (its inline reservations) and in the interpreter.
     for model in ("native", "green"):
         for jit in ("on", "off"):
-            p = subprocess.run([tandem, f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
-                                f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua"],
-                               cwd=HERE, capture_output=True, text=True, timeout=120)
-            t = cab_total(p.stderr)
-            check(f"mem_heavy {model} jit={jit}: ran", p.returncode == 0 and p.stdout == "371405597\n",
-                  f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
+            code, out, err = run(tandem, f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
+                                 f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua")
+            t = th.parse_stats(err).total
+            check(f"mem_heavy {model} jit={jit}: ran", code == 0 and out == "371405597\n",
+                  f"{code} {out!r} {err[-1500:]!r}")
             check(f"mem_heavy {model} jit={jit}: ring full often, nothing lost, no wait outside a safepoint",
-                  nothing_lost(t) and t["blocks"] > 100 and t["waits_outside"] == 0,
-                  t["line"] if t else p.stderr[-1500:])
+                  th.nothing_lost(t) and t["blocks"] > 100 and t["waits_outside"] == 0,
+                  t["line"] if t else err[-1500:])
 
     # Bad values: exit 2, a message naming the option and what is valid.
     bad = [
@@ -213,11 +184,7 @@ def main():
                                   "buffer", "cab.mode", "sample.rate", "sample.burst", "threads", "carriers",
                                   "analyzers", "affinity", "stats")), out)
 
-    if failures:
-        print("\n".join(failures))
-        return 1
-    print("profile tests: all passed")
-    return 0
+    return check.finish("profile tests")
 
 
 if __name__ == "__main__":
