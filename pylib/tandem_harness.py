@@ -46,6 +46,14 @@ def find_tandem(path=None, required=False):
     return None
 
 
+def tandem_option():
+    """The tandem binary named by the one option of a simple test runner, --tandem PATH."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    return find_tandem(ap.parse_args().tandem, required=True)
+
+
 def find_lua(name="lua5.4"):
     """The reference interpreter (a name on PATH or a path), or None."""
     return shutil.which(name) if name else None
@@ -165,6 +173,15 @@ def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=Fal
         err.seek(0)
         return Run(code, out.read(), err.read(), seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
                    timed_out)
+
+
+def tandem_runner(tandem, cwd=None, env=None, timeout=None):
+    """run(*args, stdin=None, cwd=cwd, timeout=timeout) -> (exit code, stdout, stderr) of
+    `tandem ARGS` (see run_once)."""
+    def run(*args, stdin=None, cwd=cwd, timeout=timeout):
+        r = run_once([tandem, *args], cwd=cwd, env=env, stdin=stdin, timeout=timeout)
+        return r.code, r.out, r.err
+    return run
 
 
 def probe(cab_bench):

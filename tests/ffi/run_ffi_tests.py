@@ -9,7 +9,6 @@ that the collector could free while its bound function is still alive, and a thi
 green thread (foreign calls then run on a green thread's own stack). Uncaught ffi errors
 are checked at the command line. ffi_threads.lua checks that a thread blocked in a foreign
 call counts as stopped: collections in another thread finish while it is blocked."""
-import argparse
 import os
 import sys
 
@@ -21,20 +20,13 @@ ENV = dict(os.environ)
 ENV.setdefault("HOME", "/root")
 
 
-def run(tandem, *args):
-    r = th.run_once([tandem, *args], cwd=HERE, env=ENV, timeout=120)
-    return r.code, r.out, r.err
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tandem", required=True)
-    tandem = th.find_tandem(ap.parse_args().tandem, required=True)
+    run = th.tandem_runner(th.tandem_option(), cwd=HERE, env=ENV, timeout=120)
     check = th.Checks()
 
     for opts in ([], ["-Xgc.stress=3"], ["-Xthreads=green"]):
         label = "ffi_calls.lua" + (" " + " ".join(opts) if opts else "")
-        code, out, err = run(tandem, *opts, "ffi_calls.lua", str(os.getpid()))
+        code, out, err = run(*opts, "ffi_calls.lua", str(os.getpid()))
         lines = out.splitlines()
         bad = [l for l in lines if l.startswith("FAIL")]
         passed = sum(1 for l in lines if l.startswith("ok "))
@@ -48,16 +40,16 @@ def main():
     want = "line\twoke\n\ncollections finished during the foreign call\ttrue\npclose\t0\n"
     for opts in ([], ["-Xthreads=green", "-Xcarriers=2"]):
         label = "ffi_threads.lua" + (" " + " ".join(opts) if opts else "")
-        code, out, err = run(tandem, *opts, "ffi_threads.lua")
+        code, out, err = run(*opts, "ffi_threads.lua")
         check(label, code == 0 and out == want, f"exit {code}, {out!r}, stderr: {err.strip()!r}")
 
-    code, out, err = run(tandem, "-e", "ffi.load('libtandem_no_such_lib.so')")
+    code, out, err = run("-e", "ffi.load('libtandem_no_such_lib.so')")
     check("uncaught ffi.load error", code == 1
           and "ffi.load: cannot open 'libtandem_no_such_lib.so': " in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-e", "ffi.load('c'):func('tandem_no_such_symbol', 'int')")
+    code, out, err = run("-e", "ffi.load('c'):func('tandem_no_such_symbol', 'int')")
     check("uncaught missing symbol", code == 1
           and "ffi: symbol 'tandem_no_such_symbol' not found in 'libc.so.6': " in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-e", "print(ffi.load('m'):func('cbrt', 'double', {'double'})(27))")
+    code, out, err = run("-e", "print(ffi.load('m'):func('cbrt', 'double', {'double'})(27))")
     check("-e call", code == 0 and out == "3.0\n", f"{code} {out!r} {err!r}")
 
     return check.finish("ffi tests")

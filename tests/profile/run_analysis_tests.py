@@ -174,25 +174,32 @@ def test_pattern(tandem):
 # ----------------------------------------------------------------------------------------
 # oracle
 # ----------------------------------------------------------------------------------------
+def oracle_run(name, tandem, prog, mode, tmp, env=(), **kw):
+    """Profiles [prog] with pathprof and the path oracle; checks that the two agree and
+    returns the Ball-Larus paths (None when the run failed)."""
+    ofile = os.path.join(tmp, "oracle.txt")
+    if os.path.exists(ofile):
+        os.unlink(ofile)
+    code, out, rep, err = profile(tandem, prog, "pathprof", mode, env={"TANDEM_PATHPROF_ORACLE": ofile, **dict(env)},
+                                  **kw)
+    if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+        return None
+    bl = paths_of(json_docs(rep)[0])
+    orc = read_oracle(ofile)
+    check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
+          f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+    return bl
+
+
 def test_oracle(tandem, tmp):
     for prog in PATH_PROGRAMS:
         cut_seen = False
         for limit in (None, "8", "20", "100"):
             for mode in ("sequential", "concurrent"):
                 name = f"oracle {prog} limit={limit or 'default'} {mode}"
-                ofile = os.path.join(tmp, "oracle.txt")
-                if os.path.exists(ofile):
-                    os.unlink(ofile)
-                env = {"TANDEM_PATHPROF_ORACLE": ofile}
-                if limit:
-                    env["TANDEM_PATHPROF_LIMIT"] = limit
-                code, out, rep, err = profile(tandem, prog, "pathprof", mode, env=env)
-                if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+                bl = oracle_run(name, tandem, prog, mode, tmp, env={"TANDEM_PATHPROF_LIMIT": limit} if limit else {})
+                if bl is None:
                     continue
-                bl = paths_of(json_docs(rep)[0])
-                orc = read_oracle(ofile)
-                check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
-                      f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
                 ends = {k[2] for k in bl}
                 cut_seen |= "cut" in ends
                 if limit is None:
@@ -204,18 +211,8 @@ def test_oracle(tandem, tmp):
     threads = os.path.join(HERE, "..", "threads")
     for prog in THREAD_PROGRAMS:
         for model in ("native", "green"):
-            name = f"oracle threads/{prog} {model}"
-            ofile = os.path.join(tmp, "oracle.txt")
-            if os.path.exists(ofile):
-                os.unlink(ofile)
-            code, out, rep, err = profile(tandem, prog, "pathprof", "concurrent", cwd=threads,
-                                          env={"TANDEM_PATHPROF_ORACLE": ofile}, extra=[f"-Xthreads={model}"])
-            if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
-                continue
-            bl = paths_of(json_docs(rep)[0])
-            orc = read_oracle(ofile)
-            check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
-                  f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+            oracle_run(f"oracle threads/{prog} {model}", tandem, prog, "concurrent", tmp, cwd=threads,
+                       extra=[f"-Xthreads={model}"])
 
 
 # ----------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ that the concurrent report (default ring and the smallest valid one, which makes
 block and wrap many times) equals the sequential one exactly, that a program failing with an
 uncaught error or leaving through os.exit still writes its whole profile, and that bad option
 values exit 2 with a message."""
-import argparse
 import os
 import sys
 import tempfile
@@ -15,15 +14,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_RING = th.SMALL_RING
 
 
-def run(tandem, *args, cwd=HERE, timeout=120):
-    r = th.run_once([tandem, *args], cwd=cwd, timeout=timeout)
-    return r.code, r.out, r.err
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tandem", required=True)
-    tandem = th.find_tandem(ap.parse_args().tandem, required=True)
+    run = th.tandem_runner(th.tandem_option(), cwd=HERE, timeout=120)
     check = th.Checks()
     tmp = tempfile.mkdtemp(prefix="tandem_profile_")
     expected = {"f (shape.lua:4)": 1000, "g (shape.lua:5)": 250, "h (shape.lua:6)": 10,
@@ -39,11 +31,11 @@ def main():
         "concurrent-small": ["-Xanalysis=concurrent", *SMALL_RING],
     }
     for mode, extra in modes.items():
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, "shape.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, "shape.lua")
         check(f"{mode}: exit", code == 0 and out == "done\n", f"{code} {out!r} {err!r}")
         reports[mode] = err
         # The same run with -Xstats: every event produced was consumed.
-        code2, _, err2 = run(tandem, "-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
+        code2, _, err2 = run("-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
         t = th.parse_stats(err2).total
         check(f"{mode}: produced == consumed", code2 == 0 and th.nothing_lost(t), t["line"] if t else err2[-1000:])
         try:
@@ -63,7 +55,7 @@ def main():
     # -Xprofile.out: the same report, in a file, and nothing on stderr.
     for mode in ("sequential", "concurrent"):
         path = os.path.join(tmp, f"shape-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", f"-Xanalysis={mode}", f"-Xprofile.out={path}",
+        code, out, err = run("-Xprofile=methodcount", f"-Xanalysis={mode}", f"-Xprofile.out={path}",
                              "shape.lua")
         body = open(path).read() if os.path.exists(path) else None
         check(f"profile.out {mode}", code == 0 and err == "" and body == reports["sequential"],
@@ -74,7 +66,7 @@ def main():
     # A failing program still writes its whole profile, and exits 1.
     for mode, extra in modes.items():
         path = os.path.join(tmp, f"fails-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
         check(f"fails {mode}: exit 1 with the error", code == 1 and "boom" in err, f"{code} {err!r}")
         if os.path.exists(path):
             counts = th.parse_methodcount(open(path).read())[0]
@@ -83,7 +75,7 @@ def main():
         else:
             check(f"fails {mode}: profile written", False, path)
         path = os.path.join(tmp, f"exits-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
         check(f"os.exit {mode}: exit 0", code == 0, f"{code} {err!r}")
         if os.path.exists(path):
             counts = th.parse_methodcount(open(path).read())[0]
@@ -101,7 +93,7 @@ def main():
             seq = None
             for mode, extra in (("sequential", ["-Xanalysis=sequential"]), ("concurrent", []),
                                 ("concurrent-small", SMALL_RING)):
-                code, _, err = run(tandem, "-Xprofile=methodcount", "-Xstats", *margs, *extra, prog,
+                code, _, err = run("-Xprofile=methodcount", "-Xstats", *margs, *extra, prog,
                                    cwd=threads_dir, timeout=300)
                 name = f"threads {prog} {model} {mode}"
                 check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}")
@@ -120,7 +112,7 @@ def main():
     # the time, while other threads allocate and force collections. It must finish (the
     # subprocess timeout is the watchdog) with nothing lost.
     for model, margs in models.items():
-        code, out, err = run(tandem, "-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
+        code, out, err = run("-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
                              "-Xtest.analyzer_delay=200", "deadlock.lua")
         if code is None:
             check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
@@ -138,7 +130,7 @@ def main():
     # code (its inline reservations) and in the interpreter.
     for model in ("native", "green"):
         for jit in ("on", "off"):
-            code, out, err = run(tandem, f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
+            code, out, err = run(f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
                                  f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua")
             t = th.parse_stats(err).total
             check(f"mem_heavy {model} jit={jit}: ran", code == 0 and out == "371405597\n",
@@ -173,12 +165,12 @@ def main():
         (["-Xaffinity=some"], ["-Xaffinity", "auto", "none"]),
     ]
     for args, words in bad:
-        code, out, err = run(tandem, *args, "shape.lua")
+        code, out, err = run(*args, "shape.lua")
         check(f"bad {' '.join(args)}", code == 2 and out == "" and all(w in err for w in words),
               f"{code} {out!r} {err!r}")
 
     # The options are listed.
-    code, out, err = run(tandem, "-X")
+    code, out, err = run("-X")
     check("-X lists the profile options", code == 0 and all(
         f"-X{o}" in out for o in ("profile", "analysis", "cab.size", "cab.chunk", "profile.out", "profile.stage",
                                   "buffer", "cab.mode", "sample.rate", "sample.burst", "threads", "carriers",
