@@ -27,38 +27,29 @@ import argparse
 import csv
 import math
 import os
+import pathlib
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "profilers", "tools"))
-import prof_error  # noqa: E402
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
 
-sys.path.insert(0, os.path.join(HERE, "eval"))
-from measure import probe  # noqa: E402  (the evaluation harness's placement probe)
-
-PROGRAMS = os.path.join(HERE, "programs")
+PROGRAMS = os.path.join(th.REPO, "bench", "programs")
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 
 
 def run(cmd, timeout=600):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    t = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-400:]))
-    return t
+    r = th.run_once(cmd, timeout=timeout)
+    if r.code != 0:
+        raise RuntimeError("%s: exit %s: %s" % (" ".join(cmd), r.code, r.err[-400:]))
+    return r.seconds
 
 
 def profile_json(tandem, prog, analysis, extra, path):
     run([tandem, "-Xprofile=" + analysis, "-Xprofile.format=json", "-Xprofile.out=" + path] + extra + [prog])
-    docs = prof_error.load_docs(path)
-    return docs[0]
+    return th.load_profile(path)[0]
 
 
 def errors(tandem, progs, analyses, rate, rows):
@@ -75,9 +66,9 @@ def errors(tandem, progs, analyses, rate, rows):
                 sa = profile_json(tandem, prog, a, ["-Xcab.mode=sampling", "-Xsample.rate=%g" % rate],
                                   os.path.join(tmp, "sa.json"))
                 r = sa.get("sample_rate", rate)
-                act, smp = prof_error.items_of(ex, None), prof_error.items_of(sa, None)
-                e_all, n_all, _ = prof_error.error_rate(act, smp, r)
-                e_hot, n_hot, _ = prof_error.error_rate(act, smp, r, 100.0 / rate)
+                act, smp = th.items_of(ex, None), th.items_of(sa, None)
+                e_all, n_all, _ = th.error_rate(act, smp, r)
+                e_hot, n_hot, _ = th.error_rate(act, smp, r, 100.0 / rate)
                 summary[a][0].append(e_all)
                 summary[a][1].append(e_hot)
                 rows.append({"kind": "error", "program": name, "analysis": a, "rate": rate,
@@ -105,9 +96,9 @@ def timing(tandem, cab_bench, progs, analyses, runs, rows):
         for prog in progs:
             for form, a, args in configs:
                 cmd = [tandem] + (args + devnull_out if args else []) + [prog]
-                p0 = probe(cab_bench) if form == "conc" else (None, "-")
+                p0 = th.probe(cab_bench) if form == "conc" else (None, "-")
                 t = run(cmd)
-                p1 = probe(cab_bench) if form == "conc" else (None, "-")
+                p1 = th.probe(cab_bench) if form == "conc" else (None, "-")
                 times.setdefault((prog, form, a), []).append(t)
                 place = p0[1] if p0[1] == p1[1] else "moved"
                 places.setdefault(place, 0)
@@ -134,8 +125,8 @@ def timing(tandem, cab_bench, progs, analyses, runs, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tandem", default=os.path.join(ROOT, "build", "tandem"))
-    ap.add_argument("--cab-bench", default=os.path.join(ROOT, "build", "cab", "cab_bench"))
+    ap.add_argument("--tandem", default=th.default_tandem())
+    ap.add_argument("--cab-bench", default=os.path.join(th.REPO, "build", "cab", "cab_bench"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rate", type=float, default=0.05)
     ap.add_argument("--only", action="append", default=[])

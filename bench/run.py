@@ -21,21 +21,17 @@ seconds of the whole process; peak RSS comes from wait4's ru_maxrss.
 
 import argparse
 import csv
-import ctypes
 import math
 import os
+import pathlib
 import shlex
-import shutil
 import statistics
-import signal
 import sys
-import tempfile
-import threading
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-PROGRAMS = os.path.join(HERE, "programs")
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
+
+PROGRAMS = os.path.join(th.REPO, "bench", "programs")
 
 
 # Tandem configurations when no --config is given.
@@ -77,27 +73,6 @@ class Stats:
         return statistics.median(self.rss_kb)
 
 
-def join_extra_args(argv):
-    """`--extra-arg -Xfoo` -> `--extra-arg=-Xfoo` (argparse would take -Xfoo
-    for an option)."""
-    out, i = [], 0
-    while i < len(argv):
-        if argv[i] == "--extra-arg" and i + 1 < len(argv):
-            out.append("--extra-arg=" + argv[i + 1])
-            i += 2
-        else:
-            out.append(argv[i])
-            i += 1
-    return out
-
-
-def find_tandem(path):
-    for candidate in (path, os.path.join(ROOT, path)):
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.abspath(candidate)
-    return None
-
-
 def x_name(arg):
     """`-Xname=value` -> `name`; None for anything else."""
     return arg[2:].split("=", 1)[0] if arg.startswith("-X") else None
@@ -125,64 +100,6 @@ def parse_configs(specs, extra_args):
                           % (extra, arg, name))
         configs.append((name, args + extra_args))
     return configs
-
-
-# Linux records in ru_maxrss the resident size a process had when it called
-# exec, so a program started straight from this (15 MB) Python process would
-# never show less than 15 MB. Instead a small /bin/sh starts it in the
-# background, tells us its pid and exits; as a child subreaper we inherit the
-# program and wait4 it ourselves.
-PR_SET_CHILD_SUBREAPER = 36
-LAUNCHER = '"$@" 3>&- & echo $! >&3'
-
-
-def become_subreaper():
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        sys.exit("run.py: prctl(PR_SET_CHILD_SUBREAPER) failed")
-
-
-def run_once(argv, program, timeout):
-    """(seconds, CPU seconds, peak RSS in KB, exit status or None, stdout, stderr).
-
-    The current directory is already PROGRAMS (set once in main)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        rfd, wfd = os.pipe()
-        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
-                   (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
-                   (os.POSIX_SPAWN_DUP2, wfd, 3),
-                   (os.POSIX_SPAWN_CLOSE, rfd)]
-        start = time.perf_counter()
-        sh = os.posix_spawn("/bin/sh", ["sh", "-c", LAUNCHER, "sh"] + argv + [program],
-                            os.environ, file_actions=actions)
-        os.close(wfd)
-        os.waitpid(sh, 0)
-        with os.fdopen(rfd) as f:
-            pid = int(f.read().strip())
-        killed = []
-
-        def kill():
-            killed.append(True)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        _, status, usage = os.wait4(pid, 0)
-        elapsed = time.perf_counter() - start
-        timer.cancel()
-        out.seek(0)
-        err.seek(0)
-        if killed:
-            code = None
-        elif os.WIFSIGNALED(status):
-            code = -os.WTERMSIG(status)
-        else:
-            code = os.WEXITSTATUS(status)
-        cpu = usage.ru_utime + usage.ru_stime
-        return elapsed, cpu, usage.ru_maxrss, code, out.read(), err.read()
 
 
 def fmt_time(st):
@@ -256,7 +173,8 @@ def print_targets(programs, ratios):
 def main():
     ap = argparse.ArgumentParser(description="Run Tandem's benchmark programs.")
     ap.add_argument("--runs", type=int, default=5, help="runs per implementation (default 5)")
-    ap.add_argument("--tandem", default="build/tandem", help="tandem binary (default build/tandem)")
+    ap.add_argument("--tandem", default=th.default_tandem(),
+                    help="tandem binary (default $TANDEM_BIN, else build/tandem)")
     ap.add_argument("--lua5.4", dest="lua", default="lua5.4", help="reference interpreter")
     ap.add_argument("--luajit", default="luajit",
                     help="luajit binary, run as luajit-joff (-joff) and luajit")
@@ -271,21 +189,21 @@ def main():
                     "configuration, after its own options (repeatable)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
     ap.add_argument("--csv", help="also write the results to this CSV file")
-    opts = ap.parse_args(join_extra_args(sys.argv[1:]))
+    opts = ap.parse_args(th.join_extra_args(sys.argv[1:]))
 
     impls = []
     configs = parse_configs(opts.config, opts.extra_arg)
-    tandem = find_tandem(opts.tandem)
+    tandem = th.find_tandem(opts.tandem)
     if tandem:
         impls += [Impl(name, "tandem", tandem, args) for name, args in configs]
     else:
         print("note: no tandem binary at %s; skipping tandem" % opts.tandem)
-    lua = shutil.which(opts.lua)
+    lua = th.find_lua(opts.lua)
     if lua:
         impls.append(Impl("lua5.4", "lua5.4", lua))
     else:
         print("note: %s not found; skipping it" % opts.lua)
-    luajit = shutil.which(opts.luajit)
+    luajit = th.find_lua(opts.luajit)
     if luajit:
         impls.append(Impl("luajit-joff", "luajit", luajit, ["-joff"]))
         impls.append(Impl("luajit", "luajit", luajit))
@@ -298,8 +216,6 @@ def main():
     if "lua5.4" not in names:
         print("note: without lua5.4 the outputs are not checked")
 
-    os.chdir(PROGRAMS)
-    become_subreaper()
     programs = sorted(f for f in os.listdir(PROGRAMS) if f.endswith(".lua"))
     if opts.only:
         programs = [p for p in programs if any(o in p[:-4] for o in opts.only)]
@@ -318,10 +234,12 @@ def main():
             # lua5.4 first in each round, so the reference exists when others run
             for impl in sorted(impls, key=lambda i: i.name != "lua5.4"):
                 st = stats[impl.name]
-                t, cpu, rss, status, out, err = run_once(impl.argv, prog, opts.timeout)
-                st.times.append(t)
-                st.cpu.append(cpu)
-                st.rss_kb.append(rss)
+                # exact_rss: the program's own peak RSS, not this Python process's
+                r = th.run_once(impl.argv + [prog], cwd=PROGRAMS, timeout=opts.timeout, exact_rss=True)
+                status, out, err = r.code, r.stdout, r.stderr
+                st.times.append(r.seconds)
+                st.cpu.append(r.cpu_s)
+                st.rss_kb.append(r.rss_kb)
                 if status is None:
                     st.problems.append("timed out after %g s" % opts.timeout)
                 elif status < 0:

@@ -35,10 +35,10 @@ import concurrent.futures
 import difflib
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
+
+import tandem_harness as th
 
 TIMEOUT_DEFAULT = 60
 # Environment of every test: HOME is always set, and one variable has a
@@ -119,25 +119,14 @@ def discover(roots, filt):
 def run(argv_prefix, case, timeout, opts=()):
     stdin_data = case.read_side(".stdin", binary=True)
     argv = list(argv_prefix) + list(opts) + [case.file] + case.args()
-    try:
-        # A session of its own, so that a timeout kills the whole group.
-        p = subprocess.Popen(argv, cwd=case.dir, env=TEST_ENV,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as e:
-        return Result(b"", str(e).encode(), 127, None, False)
-    try:
-        out, err = p.communicate(stdin_data or b"", timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = p.communicate()
-        return Result(out, err, None, None, True)
-    if p.returncode < 0:
-        return Result(out, err, None, -p.returncode, False)
-    return Result(out, err, p.returncode, None, False)
+    # A session of its own, so that a timeout kills the whole group.
+    r = th.run_once(argv, cwd=case.dir, env=TEST_ENV, stdin=stdin_data or b"", timeout=timeout,
+                    new_session=True)
+    if r.timed_out:
+        return Result(r.stdout, r.stderr, None, None, True)
+    if r.code < 0:
+        return Result(r.stdout, r.stderr, None, -r.code, False)
+    return Result(r.stdout, r.stderr, r.code, None, False)
 
 
 def decode(b):
@@ -246,25 +235,11 @@ def regen(case, res, exe):
     return []
 
 
-def join_extra_args(argv):
-    """`--extra-arg -Xfoo` -> `--extra-arg=-Xfoo` (argparse would take -Xfoo
-    for an option)."""
-    out, i = [], 0
-    while i < len(argv):
-        if argv[i] == "--extra-arg" and i + 1 < len(argv):
-            out.append("--extra-arg=" + argv[i + 1])
-            i += 2
-        else:
-            out.append(argv[i])
-            i += 1
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(
         description="Run Tandem's end-to-end Lua program tests.")
     ap.add_argument("--tandem", help="path to the tandem binary")
-    ap.add_argument("--lua5.4", dest="lua", default=shutil.which("lua5.4") or "",
+    ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "",
                     help="reference interpreter (empty: none)")
     ap.add_argument("--filter", default="", help="only cases whose path contains this")
     ap.add_argument("--extra-arg", action="append", default=[],
@@ -277,7 +252,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("-v", "--verbose", action="store_true", help="print passing cases too")
     ap.add_argument("dirs", nargs="+", metavar="DIR")
-    opts = ap.parse_args(join_extra_args(sys.argv[1:]))
+    opts = ap.parse_args(th.join_extra_args(sys.argv[1:]))
 
     oracle_mode = opts.regen or opts.check_oracle
     if oracle_mode:

@@ -22,19 +22,19 @@ import csv
 import datetime
 import json
 import os
+import pathlib
 import random
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "profilers", "tools"))
+
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
 import experiments as ex  # noqa: E402
 import measure  # noqa: E402
-import prof_error  # noqa: E402
+import report  # noqa: E402
 
 FIELDS = ["experiment", "round", "pos", "program", "scale", "threads", "config", "analysis", "form",
           "buffer", "ring_kb", "chunk_kb", "rate", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
@@ -51,10 +51,10 @@ def fmt_dur(s):
 def profile_items(path):
     """{item: count} and the sample rate of the JSON profile at [path]; None if unreadable."""
     try:
-        doc = prof_error.load_docs(path)[0]   # load_docs exits on bad input: catch that
-    except SystemExit:
+        doc = th.load_profile(path)[0]
+    except ValueError:
         return None, None
-    return prof_error.items_of(doc, None), doc.get("sample_rate", 1.0)
+    return th.items_of(doc, None), doc.get("sample_rate", 1.0)
 
 
 class Progress:
@@ -82,13 +82,13 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
     for prog, scale in progs if any(c.json for c in configs) else []:
         for a in sorted({c.fields["analysis"] for c in configs if c.json}):
             path = os.path.join(tmp, "ref.json")
-            r = measure.run_once(tools["tandem"], None, ["-Xprofile=" + a, "-Xprofile.format=json",
+            r = measure.run(tools["tandem"], None, ["-Xprofile=" + a, "-Xprofile.format=json",
                                                           "-Xprofile.out=" + path],
-                                 os.path.join(ROOT, ex.SUITE, prog + ".lua"), scale)
+                                 os.path.join(th.REPO, ex.SUITE, prog + ".lua"), scale)
             refs[(prog, a)] = profile_items(path)[0] if r["rc"] == 0 else None
     for rnd in range(runs):
         for prog, scale in progs:
-            path = os.path.join(ROOT, ex.SUITE, prog + ".lua")
+            path = os.path.join(th.REPO, ex.SUITE, prog + ".lua")
             order = list(configs)
             # a fixed seed per (experiment, round, program): the order differs from round to
             # round (no configuration always runs first or right after another) but a rerun of
@@ -107,7 +107,7 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                 # multi-threaded program's baseline gets both vCPUs while its concurrent runs get
                 # one, and the "overhead" would be the lost core, not the analysis.
                 pin = tools["app_cpus"] if c.fields.get("form") in ("base", "sequential") else None
-                r = measure.run_once(tools["tandem"], tools["cab_bench"], args, path, scale, pin=pin)
+                r = measure.run(tools["tandem"], tools["cab_bench"], args, path, scale, pin=pin)
                 row = {"experiment": name, "round": rnd, "pos": pos, "program": prog, "scale": scale,
                        "threads": threads, "config": c.key}
                 row.update({k: v for k, v in c.fields.items() if k != "json"})
@@ -116,9 +116,9 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                     act = refs[(prog, c.fields["analysis"])]
                     smp, rate = profile_items(out)
                     if smp is not None:
-                        e_all, n_all, _ = prof_error.error_rate(act, smp, rate)
+                        e_all, n_all, _ = th.error_rate(act, smp, rate)
                         # items a sample sees ~100 times or more (as bench/analyses.py)
-                        e_hot, n_hot, _ = prof_error.error_rate(act, smp, rate, 100.0 / rate)
+                        e_hot, n_hot, _ = th.error_rate(act, smp, rate, 100.0 / rate)
                         row.update(error_all=e_all, items_all=n_all, error_hot=e_hot, items_hot=n_hot)
                 if r["rc"] != 0:
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)
@@ -151,11 +151,11 @@ def machine_info(tandem):
     keep = ("Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Hypervisor vendor",
             "L1d cache", "L2 cache", "L3 cache", "NUMA node(s)")
     lscpu = "\n".join(l for l in sh(["lscpu"]).splitlines() if l.split(":")[0].strip() in keep)
-    git = sh(["git", "-C", ROOT, "rev-parse", "HEAD"])
-    dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
+    git = sh(["git", "-C", th.REPO, "rev-parse", "HEAD"])
+    dirty = sh(["git", "-C", th.REPO, "status", "--porcelain", "--untracked-files=no"])
     return {"lscpu": lscpu, "hwloc": sh(["lstopo-no-graphics", "--no-io", "--of", "console"]),
             "uname": sh(["uname", "-srm"]), "git_commit": git,
-            "git_subject": sh(["git", "-C", ROOT, "log", "-1", "--format=%s"]),
+            "git_subject": sh(["git", "-C", th.REPO, "log", "-1", "--format=%s"]),
             "git_dirty_files": len(dirty.splitlines()) if dirty else 0,
             "topology": measure.topology(tandem), "loadavg_start": open("/proc/loadavg").read().split()[:3]}
 
@@ -166,12 +166,11 @@ def main():
     ap.add_argument("--out", help="output folder (default bench/results/YYYY-MM-DD-HHMM)")
     ap.add_argument("--runs", type=int, help="rounds per experiment (default 7, quick 3)")
     ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11")
-    ap.add_argument("--tandem", default=os.path.join(ROOT, "build", "tandem"))
-    ap.add_argument("--cab-bench", default=os.path.join(ROOT, "build", "cab", "cab_bench"))
+    ap.add_argument("--tandem", default=th.default_tandem())
+    ap.add_argument("--cab-bench", default=os.path.join(th.REPO, "build", "cab", "cab_bench"))
     ap.add_argument("--report-only", metavar="DIR", help="rewrite report.md and plots from DIR's CSVs")
     o = ap.parse_args()
 
-    import report  # noqa: E402  (after sys.path is set)
     if o.report_only:
         report.write(o.report_only)
         return
@@ -180,7 +179,7 @@ def main():
     runs = o.runs or ex.RUNS[mode]
     plan = ex.plan(mode, o.only.split(",") if o.only else None)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-    out = os.path.abspath(o.out or os.path.join(ROOT, "bench", "results", stamp))
+    out = os.path.abspath(o.out or os.path.join(th.REPO, "bench", "results", stamp))
     os.makedirs(out, exist_ok=True)
     total = ex.run_count(plan, runs)
     prior = 0.35 if mode == "quick" else 0.6   # seconds per run seen on this machine, for the first ETA

@@ -15,13 +15,14 @@ Exit status: 0 if everything matched, 1 otherwise.
 
 import argparse
 import os
-import shutil
-import subprocess
+import pathlib
 import sys
 import time
 
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def programs(names):
@@ -34,20 +35,9 @@ def programs(names):
     return found
 
 
-def run(cmd, timeout):
-    start = time.monotonic()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, cwd=REPO)
-        return p.returncode, p.stdout.decode("utf-8", "replace"), \
-            p.stderr.decode("utf-8", "replace"), time.monotonic() - start
-    except subprocess.TimeoutExpired:
-        return None, "", "timed out after %ss" % timeout, time.monotonic() - start
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tandem", default=os.path.join(REPO, "build", "tandem"))
+    ap.add_argument("--tandem", default=th.default_tandem())
     ap.add_argument("--lua", default="lua5.4")
     ap.add_argument("--scale", default="0.1")
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -58,7 +48,7 @@ def main():
     tandem = os.path.abspath(args.tandem)
     if not os.access(tandem, os.X_OK):
         sys.exit("check.py: tandem binary not found: " + tandem)
-    lua = shutil.which(args.lua)
+    lua = th.find_lua(args.lua)
     if not lua:
         sys.exit("check.py: reference interpreter not found: " + args.lua)
 
@@ -75,8 +65,9 @@ def main():
         results = []
         ok = True
         for label, cmd in runs:
-            rc, out, err, secs = run(cmd, args.timeout)
-            results.append((label, rc, out, err, secs))
+            r = th.run_once(cmd, cwd=th.REPO, timeout=args.timeout)
+            rc, out, err = r.code, r.out, "timed out after %ss" % args.timeout if r.timed_out else r.err
+            results.append((label, rc, out, err, r.seconds))
             if rc != 0:
                 ok = False
                 failures.append("%s [%s]: exit %s\n%s" % (name, label, rc, err.strip()))

@@ -12,13 +12,14 @@ that load on the shared machine falls on all of them alike.
 
 import argparse
 import os
+import pathlib
 import statistics
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # program, iterations (native, green), unit
 BENCHES = [
@@ -33,19 +34,16 @@ CONFIGS = [
 ]
 
 
-def run_once(tandem, opts, prog, n):
-    t0 = time.perf_counter()
-    p = subprocess.run([tandem] + opts + [os.path.join(HERE, prog), str(n)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit("bench/threads: %s %s failed: %s" % (prog, " ".join(opts), p.stderr.decode()))
-    return dt
+def seconds(tandem, opts, prog, n):
+    r = th.run_once([tandem] + opts + [os.path.join(HERE, prog), str(n)], timeout=600)
+    if r.code != 0:
+        sys.exit("bench/threads: %s %s failed: %s" % (prog, " ".join(opts), r.err))
+    return r.seconds
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tandem", default=os.path.join(ROOT, "build", "tandem"))
+    ap.add_argument("--tandem", default=th.default_tandem())
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="a tenth of the iterations")
     opts = ap.parse_args()
@@ -56,8 +54,8 @@ def main():
         for _ in range(opts.runs):
             for name, copts in CONFIGS:
                 n = int((n_native if name == "native" else n_green) * scale)
-                times.setdefault((name, "n"), []).append(run_once(opts.tandem, copts, prog, n))
-                times.setdefault((name, "0"), []).append(run_once(opts.tandem, copts, prog, 0))
+                times.setdefault((name, "n"), []).append(seconds(opts.tandem, copts, prog, n))
+                times.setdefault((name, "0"), []).append(seconds(opts.tandem, copts, prog, 0))
         per = {}
         for name, _ in CONFIGS:
             n = int((n_native if name == "native" else n_green) * scale)

@@ -21,41 +21,16 @@ Prints one line; --value prints the error rate alone. Exit status 2 on bad input
 The same computation in C is prof_error_rate (profilers/prof_api.h).
 """
 import argparse
-import json
+import pathlib
 import sys
+
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
 
 
 def fail(msg):
     print("prof_error: " + msg, file=sys.stderr)
     sys.exit(2)
-
-
-def load_docs(path):
-    """Every JSON document in [path] (concatenated, whitespace between)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        fail("cannot read %s: %s" % (path, e.strerror))
-    except UnicodeDecodeError:
-        fail("%s is not UTF-8" % path)
-    dec = json.JSONDecoder()
-    docs, i = [], 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i == len(text):
-            break
-        try:
-            doc, i = dec.raw_decode(text, i)
-        except json.JSONDecodeError as e:
-            fail("%s: not a JSON profile: %s" % (path, e))
-        if not isinstance(doc, dict) or "analysis" not in doc:
-            fail("%s: a JSON document without \"analysis\"" % path)
-        docs.append(doc)
-    if not docs:
-        fail("%s: no profile in it" % path)
-    return docs
 
 
 def pick(docs, path, analysis):
@@ -70,64 +45,6 @@ def pick(docs, path, analysis):
     return docs[0]
 
 
-def add(items, key, n):
-    items[key] = items.get(key, 0) + n
-
-
-def items_of(doc, metric):
-    """{item key: count} of one profile."""
-    a = doc["analysis"]
-    items = {}
-    if "items" in doc:
-        for it in doc["items"]:
-            k = it["key"]
-            add(items, json.dumps(k) if isinstance(k, (list, dict)) else k, it["count"])
-    elif a == "methodcount":
-        for f in doc["functions"]:
-            add(items, f["function"], f["calls"])
-    elif a == "callgraph":
-        for e in doc["edges"]:
-            add(items, (e["caller"], e["callee"]), e["calls"])
-    elif a == "calltree":
-        # contexts: the path of function names from the thread's root; summed over threads
-        for t in doc["threads"]:
-            path = {}
-            for n in t["nodes"]:
-                if n["parent"] is None:
-                    path[n["id"]] = ()
-                    continue
-                p = path[n["parent"]] + (n["function"],)
-                path[n["id"]] = p
-                if n["function"] != "[C]":  # a [C] node counts gaps, not calls
-                    add(items, p, n["calls"])
-    elif a == "pathprof":
-        for pth in doc["paths"]:
-            add(items, (pth["function"], pth["path"]), pth["count"])
-    elif a == "cachesim":
-        m = metric or "accesses"
-        if m not in ("accesses", "l1_misses", "l2_misses"):
-            fail("cachesim has no metric %s (accesses, l1_misses, l2_misses)" % m)
-        for f in doc["functions"]:
-            add(items, f["function"], f[m])
-    else:
-        fail("no items known for analysis %s (give the profile an \"items\" list)" % a)
-    return items
-
-
-def error_rate(actual, sampled, rate, min_count=0):
-    """(mean error, items counted, items missing from sampled). [min_count] > 0: only the
-    items counted at least that many times exhaustively."""
-    total, n, missing = 0.0, 0, 0
-    for k, a in actual.items():
-        if a <= 0 or a < min_count:
-            continue
-        s = sampled.get(k, 0)
-        missing += k not in sampled
-        total += abs(a - s / rate) / a
-        n += 1
-    return (total / n if n else float("nan")), n, missing
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Sampling error rate of a profile (CAB paper 6.4).")
     ap.add_argument("exhaustive")
@@ -140,15 +57,21 @@ def main(argv=None):
                     help="only items counted at least this many times exhaustively (e.g. 100/rate: "
                          "items a sample sees about 100 times)")
     o = ap.parse_args(argv)
-    ex = pick(load_docs(o.exhaustive), o.exhaustive, o.analysis)
-    sdocs = load_docs(o.sampled)
+    try:
+        ex = pick(th.load_profile(o.exhaustive), o.exhaustive, o.analysis)
+        sdocs = th.load_profile(o.sampled)
+    except ValueError as e:
+        fail(str(e))
     sa = pick(sdocs, o.sampled, o.analysis if o.analysis or len(sdocs) == 1 else ex["analysis"])
     if ex["analysis"] != sa["analysis"]:
         fail("the profiles are of different analyses: %s and %s" % (ex["analysis"], sa["analysis"]))
     rate = o.rate if o.rate is not None else sa.get("sample_rate", 1.0)
     if not (0 < rate <= 1):
         fail("the sampling rate must be in (0, 1], not %g" % rate)
-    err, n, missing = error_rate(items_of(ex, o.metric), items_of(sa, o.metric), rate, o.min_count)
+    try:
+        err, n, missing = th.error_rate(th.items_of(ex, o.metric), th.items_of(sa, o.metric), rate, o.min_count)
+    except ValueError as e:
+        fail(str(e))
     if o.value:
         print("%.6f" % err)
     else:

@@ -30,12 +30,12 @@ import concurrent.futures
 import os
 import random
 import re
-import resource
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
+
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPCODES_H = os.path.join(HERE, "..", "..", "vm", "vm_opcodes.h")
@@ -223,24 +223,9 @@ class Outcome:
         return "exit %d, stderr %r" % (self.status, "\n".join(first))
 
 
-def limit_memory(mb):
-    def apply():
-        os.setsid()
-        if mb:
-            resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
-    return apply
-
-
 def run_tandem(args, path, timeout, mem_mb):
-    proc = subprocess.Popen([args.tandem, path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=limit_memory(mem_mb))
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return Outcome(proc.returncode, out, err, False)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return Outcome(proc.returncode, out, err, True)
+    r = th.run_once([args.tandem, path], timeout=timeout, new_session=True, mem_limit_mb=mem_mb)
+    return Outcome(-signal.SIGKILL if r.timed_out else r.code, r.stdout, r.stderr, r.timed_out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -376,7 +361,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", help="copy the failing inputs into this folder")
     args = ap.parse_args()
-    args.tandem = os.path.abspath(args.tandem)
+    args.tandem = th.find_tandem(args.tandem, required=True)
 
     work = tempfile.mkdtemp(prefix="tandem_badbc_")
     passed = failed = 0
@@ -384,9 +369,9 @@ def main():
         src = os.path.join(work, "small.lua")
         shutil.copy(os.path.join(HERE, "small.lua"), src)
         tbc = os.path.join(work, "small.tbc")
-        r = subprocess.run([args.tandem, "-c", src, "-o", tbc], capture_output=True)
-        if r.returncode != 0 or not os.path.exists(tbc):
-            print("FAIL: tandem -c small.lua: exit %d: %s" % (r.returncode, r.stderr.decode()))
+        r = th.run_once([args.tandem, "-c", src, "-o", tbc])
+        if r.code != 0 or not os.path.exists(tbc):
+            print("FAIL: tandem -c small.lua: exit %s: %s" % (r.code, r.err))
             print("0 passed, 1 failed")
             return 1
         with open(tbc, "rb") as f:

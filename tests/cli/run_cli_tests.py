@@ -1,66 +1,55 @@
 #!/usr/bin/env python3
 """Command-line behaviour of tandem: options, usage errors, missing files, bytecode
 round trip, listings, heap cap, tracebacks. Each case checks exit status and output."""
-import argparse
 import os
-import subprocess
 import sys
 import tempfile
+
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(tandem, *args, stdin=None):
-    p = subprocess.run([tandem, *args], cwd=HERE, input=stdin, capture_output=True,
-                       text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
+    tandem = th.tandem_option()
+    run = th.tandem_runner(tandem, cwd=HERE, timeout=60)
+    check = th.Checks()
 
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
-
-    code, out, err = run(tandem, "-Xnosuch=1", "hello.lua")
+    code, out, err = run("-Xnosuch=1", "hello.lua")
     check("unknown -X option", code == 2 and "-Xnosuch" in err and "-Xdump" in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-Xdump=nope", "hello.lua")
+    code, out, err = run("-Xdump=nope", "hello.lua")
     check("bad -Xdump value", code == 2 and "'nope'" in err and "bytecode" in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-Xgc.stress=abc", "hello.lua")
+    code, out, err = run("-Xgc.stress=abc", "hello.lua")
     check("bad -Xgc.stress value", code == 2 and "-Xgc.stress" in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-Xgc.maxheap=12q", "hello.lua")
+    code, out, err = run("-Xgc.maxheap=12q", "hello.lua")
     check("bad -Xgc.maxheap value", code == 2 and "-Xgc.maxheap" in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "--frobnicate")
+    code, out, err = run("--frobnicate")
     check("unknown option", code == 2 and "--frobnicate" in err and "usage" in err, f"{code} {err!r}")
-    code, out, err = run(tandem)
+    code, out, err = run()
     check("no script", code == 2 and "usage" in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-X")
+    code, out, err = run("-X")
     check("-X lists options", code == 0 and "-Xdump" in out and "-Xgc.stress" in out and "default" in out,
           f"{code} {out!r}")
-    code, out, err = run(tandem, "no_such_file.lua")
+    code, out, err = run("no_such_file.lua")
     check("missing file", code == 1 and "cannot open no_such_file.lua" in err, f"{code} {err!r}")
 
-    code, out, err = run(tandem, "hello.lua")
+    code, out, err = run("hello.lua")
     check("run source", code == 0 and out == "hello, tandem 1\nhello, tandem 2\nhello, tandem 3\n", f"{code} {out!r}")
     with tempfile.TemporaryDirectory() as tmp:
         tbc = os.path.join(tmp, "hello.tbc")
-        code, out2, err = run(tandem, "-c", "hello.lua", "-o", tbc)
+        code, out2, err = run("-c", "hello.lua", "-o", tbc)
         check("compile", code == 0 and os.path.getsize(tbc) > 0, f"{code} {err!r}")
-        code, out2, err = run(tandem, tbc)
+        code, out2, err = run(tbc)
         check("run bytecode", code == 0 and out2 == out, f"{code} {out2!r} {err!r}")
-    code, out, err = run(tandem, "-Xdump=bytecode", "hello.lua")
+    code, out, err = run("-Xdump=bytecode", "hello.lua")
     check("bytecode listing", code == 0 and "GETTABUP" in out and "CALL" in out and "[2]" in out,
           f"{code} {out[:300]!r}")
-    code, out, err = run(tandem, "-e", "print(7 // 2, 7 / 2)")
+    code, out, err = run("-e", "print(7 // 2, 7 / 2)")
     check("-e chunk", code == 0 and out == "3\t3.5\n", f"{code} {out!r}")
-    code, out, err = run(tandem, "-", stdin="print('from stdin')")
+    code, out, err = run("-", stdin="print('from stdin')")
     check("stdin script", code == 0 and out == "from stdin\n", f"{code} {out!r}")
 
-    code, out, err = run(tandem, "traceback.lua")
+    code, out, err = run("traceback.lua")
     lines = err.splitlines()
     check("runtime error message",
           code == 1 and lines and lines[0] == "tandem: traceback.lua:2: attempt to index a nil value (local 'x')",
@@ -68,15 +57,12 @@ def main():
     check("traceback frames", "stack traceback:" in err and "traceback.lua:2: in " in err
           and "traceback.lua:5: in " in err and "traceback.lua:7: in main chunk" in err, err)
 
-    code, out, err = run(tandem, "-Xgc.maxheap=64m", "oom.lua")
+    code, out, err = run("-Xgc.maxheap=64m", "oom.lua")
     check("out of memory caught", out.startswith("caught\tfalse\tnot enough memory\n1000\n"), f"{out!r}")
     check("out of memory uncaught", code == 1 and "not enough memory" in err and "Warning" not in err,
           f"{code} {err!r}")
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"cli: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.finish("cli")
 
 
 if __name__ == "__main__":

@@ -9,36 +9,24 @@ that the collector could free while its bound function is still alive, and a thi
 green thread (foreign calls then run on a green thread's own stack). Uncaught ffi errors
 are checked at the command line. ffi_threads.lua checks that a thread blocked in a foreign
 call counts as stopped: collections in another thread finish while it is blocked."""
-import argparse
 import os
-import subprocess
 import sys
+
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED_CHECKS = 74
-
-
-def run(tandem, *args):
-    env = dict(os.environ)
-    env.setdefault("HOME", "/root")
-    p = subprocess.run([tandem, *args], cwd=HERE, capture_output=True, text=True, timeout=120,
-                       env=env)
-    return p.returncode, p.stdout, p.stderr
+ENV = dict(os.environ)
+ENV.setdefault("HOME", "/root")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
-
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
+    run = th.tandem_runner(th.tandem_option(), cwd=HERE, env=ENV, timeout=120)
+    check = th.Checks()
 
     for opts in ([], ["-Xgc.stress=3"], ["-Xthreads=green"]):
         label = "ffi_calls.lua" + (" " + " ".join(opts) if opts else "")
-        code, out, err = run(tandem, *opts, "ffi_calls.lua", str(os.getpid()))
+        code, out, err = run(*opts, "ffi_calls.lua", str(os.getpid()))
         lines = out.splitlines()
         bad = [l for l in lines if l.startswith("FAIL")]
         passed = sum(1 for l in lines if l.startswith("ok "))
@@ -52,24 +40,20 @@ def main():
     want = "line\twoke\n\ncollections finished during the foreign call\ttrue\npclose\t0\n"
     for opts in ([], ["-Xthreads=green", "-Xcarriers=2"]):
         label = "ffi_threads.lua" + (" " + " ".join(opts) if opts else "")
-        code, out, err = run(tandem, *opts, "ffi_threads.lua")
+        code, out, err = run(*opts, "ffi_threads.lua")
         check(label, code == 0 and out == want, f"exit {code}, {out!r}, stderr: {err.strip()!r}")
 
-    code, out, err = run(tandem, "-e", "ffi.load('libtandem_no_such_lib.so')")
+    code, out, err = run("-e", "ffi.load('libtandem_no_such_lib.so')")
     check("uncaught ffi.load error", code == 1
           and "ffi.load: cannot open 'libtandem_no_such_lib.so': " in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-e", "ffi.load('c'):func('tandem_no_such_symbol', 'int')")
+    code, out, err = run("-e", "ffi.load('c'):func('tandem_no_such_symbol', 'int')")
     check("uncaught missing symbol", code == 1
           and "ffi: symbol 'tandem_no_such_symbol' not found in 'libc.so.6': " in err, f"{code} {err!r}")
-    code, out, err = run(tandem, "-e", "print(ffi.load('m'):func('cbrt', 'double', {'double'})(27))")
+    code, out, err = run("-e", "print(ffi.load('m'):func('cbrt', 'double', {'double'})(27))")
     check("-e call", code == 0 and out == "3.0\n", f"{code} {out!r} {err!r}")
 
-    for f in failures:
-        print("FAIL", f)
-    if failures:
-        sys.exit(1)
-    print("ffi tests passed")
+    return check.finish("ffi tests")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+import tandem_harness as th
+
 PROG = """
 local function sum(n)
   local s = 0
@@ -23,7 +25,7 @@ print(sum(1000))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
-    t = ap.parse_args().tandem
+    t = th.find_tandem(ap.parse_args().tandem, required=True)
     failures = []
 
     def check(cond, what):
@@ -31,9 +33,9 @@ def main():
             failures.append(what)
 
     def run(*args):
-        return subprocess.run([t, *args], capture_output=True, text=True, timeout=60)
+        return th.run_once([t, *args], timeout=60)
 
-    listing = run("-X").stdout
+    listing = run("-X").out
     check(re.search(r"-Xjit\b.*\n.*values: on, off; default: on", listing), "-X lists -Xjit with on/off, default on")
     check(re.search(r"-Xdump\b.*\n.*values: bytecode, jit", listing), "-X lists -Xdump=jit")
     check(re.search(r"-Xjit\.perfmap\b", listing), "-X lists -Xjit.perfmap")
@@ -42,18 +44,18 @@ def main():
     for bad, name in (("-Xjit=yes", "-Xjit"), ("-Xjit", "-Xjit"), ("-Xdump=asm", "-Xdump"),
                       ("-Xjit.perfmap=1", "-Xjit.perfmap")):
         r = run(bad, "-e", "print(1)")
-        check(r.returncode == 2 and name in r.stderr, "%s is rejected with exit 2 naming %s (got %d: %s)" %
-              (bad, name, r.returncode, r.stderr.strip()))
+        check(r.code == 2 and name in r.err, "%s is rejected with exit 2 naming %s (got %d: %s)" %
+              (bad, name, r.code, r.err.strip()))
     r = run("-Xjit=yes", "-e", "print(1)")
-    check("on, off" in r.stderr, "a bad -Xjit value lists on, off")
+    check("on, off" in r.err, "a bad -Xjit value lists on, off")
 
     with tempfile.TemporaryDirectory() as d:
         prog = os.path.join(d, "sum.lua")
         with open(prog, "w") as f:
             f.write(PROG)
         r = run("-Xdump=jit", prog)
-        check(r.returncode == 0 and r.stdout == "500500\n", "-Xdump=jit still runs the program")
-        err = r.stderr
+        check(r.code == 0 and r.out == "500500\n", "-Xdump=jit still runs the program")
+        err = r.err
         check(re.search(r"^jit: sum .*sum\.lua:2: \d+ instructions", err, re.M), "-Xdump=jit names the function")
         check(re.search(r"FORLOOP.*\n(.*\n)*?\s+0x[0-9a-f]+\s+add rax", err), "FORLOOP's template is listed after it")
         check(re.search(r"^\s+\d+\s+\[\d+\]\s+ADD\s", err, re.M), "bytecode lines are interleaved")
@@ -74,10 +76,10 @@ def main():
               "%s names sum (got %r)" % (path, lines[:3]))
 
         r = run("-Xjit=on", "-Xdump=jit", "-Xprofile=methodcount", "-Xanalysis=sequential", prog)
-        check(r.returncode == 0 and "call entry: the frame's events" in r.stderr and "500500" in r.stdout,
+        check(r.code == 0 and "call entry: the frame's events" in r.err and "500500" in r.out,
               "while profiling, compiled code emits the events")
         r = run("-Xjit=off", prog)
-        check(r.stdout == "500500\n", "-Xjit=off runs the interpreter")
+        check(r.out == "500500\n", "-Xjit=off runs the interpreter")
 
     for f in failures:
         print("FAIL: " + f)

@@ -15,8 +15,9 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
+
+import tandem_harness as th
 
 INT_EDGES = ["0", "1", "-1", "2", "3", "7", "-8", "100", "math.maxinteger", "math.mininteger",
              "(math.maxinteger - 1)", "(math.mininteger + 1)", "2^53 // 1", "-(2^53 // 1)",
@@ -161,22 +162,20 @@ NOT_COMPILED = []
 
 
 def run(cmd, path, timeout):
-    try:
-        p = subprocess.run(cmd + [path], capture_output=True, text=True, timeout=timeout)
-        if "-Xdump=jit" in cmd:
-            # every generated function must compile (a template Zydis cannot encode would
-            # otherwise leave it interpreted and this test would check nothing)
-            NOT_COMPILED.extend(l for l in p.stderr.splitlines() if "not compiled" in l)
-            p.stderr = "\n".join(l for l in p.stderr.splitlines() if not l.startswith((" ", "jit:")))
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired:
+    r = th.run_once(cmd + [path], timeout=timeout)
+    if r.timed_out:
         return "timeout", ""
+    if "-Xdump=jit" in cmd:
+        # every generated function must compile (a template Zydis cannot encode would
+        # otherwise leave it interpreted and this test would check nothing)
+        NOT_COMPILED.extend(l for l in r.err.splitlines() if "not compiled" in l)
+    return r.code, r.out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tandem", required=True)
-    ap.add_argument("--lua5.4", dest="lua", default=shutil.which("lua5.4") or "")
+    ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "")
     ap.add_argument("--programs", type=int, default=40)
     ap.add_argument("--funcs", type=int, default=12, help="functions per program")
     ap.add_argument("--seed", type=int, default=20261123)

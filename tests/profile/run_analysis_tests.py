@@ -25,15 +25,14 @@ import collections
 import concurrent.futures
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-from profutil import cab_total, json_docs, nothing_lost
+import tandem_harness as th
+from tandem_harness import json_docs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "..", "programs")
-SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
 # All five. cachesim's hits and misses depend on the heap addresses of the run, which differ
 # between a sequential and a concurrent run of a program that allocates (the analyzer thread
 # and the collector's timing change the layout; address-space randomisation too): for it,
@@ -63,14 +62,7 @@ EXCLUDE = {
     "os/clock_time_date.lua",   # clock and time
 }
 
-failures = []
-stats_checked = [0]
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-    return cond
+check = th.Checks()
 
 
 def run(tandem, args, cwd=HERE, env=None, stdin=None, timeout=300):
@@ -79,20 +71,19 @@ def run(tandem, args, cwd=HERE, env=None, stdin=None, timeout=300):
     e["TANDEM_TEST_ENV"] = "tandem test value"
     if env:
         e.update(env)
-    p = subprocess.run([tandem, *args], cwd=cwd, env=e, input=stdin, capture_output=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    r = th.run_once([tandem, *args], cwd=cwd, env=e, stdin=stdin, timeout=timeout)
+    return r.code, r.out, r.err
 
 
 def check_stats(name, err, required=True):
     """-Xstats of a concurrent exhaustive run: everything produced was consumed. [required]:
     False for programs that leave through os.exit, which prints no statistics."""
-    t = cab_total(err)
+    t = th.parse_stats(err).total
     if t is None and not required:
         return
     if check(f"{name}: stats line", t is not None, err[-2000:]):
-        stats_checked[0] += 1
-        check(f"{name}: produced == consumed", nothing_lost(t), t["line"])
+        check.bump("stats")
+        check(f"{name}: produced == consumed", th.nothing_lost(t), t["line"])
 
 
 def profile(tandem, prog, analyses, mode, fmt="json", env=None, cwd=HERE, extra=(), stdin=None,
@@ -102,13 +93,7 @@ def profile(tandem, prog, analyses, mode, fmt="json", env=None, cwd=HERE, extra=
     fd, out = tempfile.mkstemp(prefix="tandem_analysis_", suffix=".prof")
     os.close(fd)
     os.unlink(out)
-    opts = [f"-Xprofile={analyses}", f"-Xprofile.format={fmt}", f"-Xprofile.out={out}", *extra]
-    if mode == "sequential":
-        opts.append("-Xanalysis=sequential")
-    else:
-        opts += ["-Xanalysis=concurrent", "-Xstats"]
-        if mode == "small":
-            opts += SMALL_RING
+    opts = [f"-Xprofile={analyses}", f"-Xprofile.format={fmt}", f"-Xprofile.out={out}", *extra, *th.mode_opts(mode)]
     code, so, se = run(tandem, [*opts, prog, *args], cwd=cwd, env=env, stdin=stdin)
     rep = ""
     if os.path.exists(out):
@@ -188,25 +173,32 @@ def test_pattern(tandem):
 # ----------------------------------------------------------------------------------------
 # oracle
 # ----------------------------------------------------------------------------------------
+def oracle_run(name, tandem, prog, mode, tmp, extra=(), **kw):
+    """Profiles [prog] with pathprof and the path oracle; checks that the two agree and
+    returns the Ball-Larus paths (None when the run failed)."""
+    ofile = os.path.join(tmp, "oracle.txt")
+    if os.path.exists(ofile):
+        os.unlink(ofile)
+    code, out, rep, err = profile(tandem, prog, "pathprof", mode, extra=[*extra, f"-Xpathprof.oracle={ofile}"],
+                                  **kw)
+    if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+        return None
+    bl = paths_of(json_docs(rep)[0])
+    orc = read_oracle(ofile)
+    check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
+          f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+    return bl
+
+
 def test_oracle(tandem, tmp):
     for prog in PATH_PROGRAMS:
         cut_seen = False
         for limit in (None, "8", "20", "100"):
             for mode in ("sequential", "concurrent"):
                 name = f"oracle {prog} limit={limit or 'default'} {mode}"
-                ofile = os.path.join(tmp, "oracle.txt")
-                if os.path.exists(ofile):
-                    os.unlink(ofile)
-                extra = [f"-Xpathprof.oracle={ofile}"]
-                if limit:
-                    extra.append(f"-Xpathprof.limit={limit}")
-                code, out, rep, err = profile(tandem, prog, "pathprof", mode, extra=extra)
-                if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
+                bl = oracle_run(name, tandem, prog, mode, tmp, extra=[f"-Xpathprof.limit={limit}"] if limit else [])
+                if bl is None:
                     continue
-                bl = paths_of(json_docs(rep)[0])
-                orc = read_oracle(ofile)
-                check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
-                      f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
                 ends = {k[2] for k in bl}
                 cut_seen |= "cut" in ends
                 if limit is None:
@@ -217,19 +209,9 @@ def test_oracle(tandem, tmp):
     # profile watch the same run, so they must agree exactly anyway.
     threads = os.path.join(HERE, "..", "threads")
     for prog in THREAD_PROGRAMS:
-        for th in ("native", "green"):
-            name = f"oracle threads/{prog} {th}"
-            ofile = os.path.join(tmp, "oracle.txt")
-            if os.path.exists(ofile):
-                os.unlink(ofile)
-            code, out, rep, err = profile(tandem, prog, "pathprof", "concurrent", cwd=threads,
-                                          extra=[f"-Xthreads={th}", f"-Xpathprof.oracle={ofile}"])
-            if not check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}"):
-                continue
-            bl = paths_of(json_docs(rep)[0])
-            orc = read_oracle(ofile)
-            check(f"{name}: Ball-Larus == oracle", bl == orc and len(bl) > 0,
-                  f"\n only Ball-Larus: {dict(bl - orc)}\n only oracle: {dict(orc - bl)}")
+        for model in ("native", "green"):
+            oracle_run(f"oracle threads/{prog} {model}", tandem, prog, "concurrent", tmp, cwd=threads,
+                       extra=[f"-Xthreads={model}"])
 
 
 # ----------------------------------------------------------------------------------------
@@ -273,12 +255,18 @@ def program_cases():
     return cases
 
 
-def one_program(tandem, d, f):
+def sides(d, f):
+    """(folder, stdin, args, tandem options) of the tests/programs case d/f (its side files)."""
     cwd = os.path.join(PROGRAMS, d)
     stem = os.path.join(cwd, f[:-4])
     stdin = open(stem + ".stdin", "rb").read() if os.path.exists(stem + ".stdin") else b""
     args = open(stem + ".args").read().split("\n")[:-1] if os.path.exists(stem + ".args") else []
     opts = open(stem + ".opts").read().split() if os.path.exists(stem + ".opts") else []
+    return cwd, stdin, args, opts
+
+
+def one_program(tandem, d, f):
+    cwd, stdin, args, opts = sides(d, f)
     res = {}
     for mode in ("sequential", "small"):
         res[mode] = profile(tandem, f, ALL_ANALYSES, mode, cwd=cwd, stdin=stdin, args=args,
@@ -303,12 +291,8 @@ JIT_ANALYSES = ALL_ANALYSES
 
 
 def one_program_jit(tandem, d, f):
-    cwd = os.path.join(PROGRAMS, d)
-    stem = os.path.join(cwd, f[:-4])
-    stdin = open(stem + ".stdin", "rb").read() if os.path.exists(stem + ".stdin") else b""
-    args = open(stem + ".args").read().split("\n")[:-1] if os.path.exists(stem + ".args") else []
-    opts = [o for o in open(stem + ".opts").read().split() if not o.startswith("-Xjit")] \
-        if os.path.exists(stem + ".opts") else []
+    cwd, stdin, args, opts = sides(d, f)
+    opts = [o for o in opts if not o.startswith("-Xjit")]
     runs = {}
     for jit, mode in (("off", "small"), ("on", "small"), ("on", "sequential")):
         runs[jit, mode] = profile(tandem, f, JIT_ANALYSES, mode, cwd=cwd, stdin=stdin, args=args,
@@ -354,7 +338,7 @@ def test_programs(tandem, jobs):
 
 def xoptions(tandem):
     """What `tandem -X` lists: which optional parts this build has."""
-    return subprocess.run([tandem, "-X"], capture_output=True, text=True).stdout
+    return th.run_once([tandem, "-X"]).out
 
 
 def has_oracle(tandem):
@@ -373,7 +357,7 @@ def main():
     ap.add_argument("--require-oracle", action="store_true",
                     help="fail, instead of skipping the oracle checks, if the build has no path oracle")
     a = ap.parse_args()
-    tandem = os.path.abspath(a.tandem)
+    tandem = th.find_tandem(a.tandem, required=True)
     only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs", "jit"}
     if "oracle" in only and not has_oracle(tandem):
         if a.require_oracle:
@@ -401,11 +385,8 @@ def main():
     if "jit" in only:
         n = test_jit(tandem, a.jobs)
         summary.append(f"JIT == interpreter, {JIT_ANALYSES} ({n} programs)")
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAILED' if failures else 'ok'}: {'; '.join(summary)}; {stats_checked[0]} concurrent runs "
-          f"with produced == consumed checked; {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return check.finish(f"{'; '.join(summary)}; {check.counts['stats']} concurrent runs with produced == consumed "
+                        f"checked")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ Usage: run_eval_report.py [RESULTS_DIR]   (default: the newest bench/results run
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tandem_harness as th
+
+REPO = th.REPO
 
 
 def newest():
@@ -37,10 +38,10 @@ def main():
         for f in os.listdir(src):
             if f.endswith(".csv") and f not in ("targets.csv", "costmodel.csv") or f == "meta.json":
                 shutil.copy(os.path.join(src, f), dst)
-        p = subprocess.run([sys.executable, os.path.join(REPO, "bench", "eval", "run.py"), "--report-only", dst],
-                           capture_output=True, text=True, timeout=300)
-        if p.returncode != 0:
-            failures.append("run.py --report-only exited %d: %s" % (p.returncode, p.stderr[-800:]))
+        r = th.run_once([sys.executable, os.path.join(REPO, "bench", "eval", "run.py"), "--report-only", dst],
+                        timeout=300)
+        if r.code != 0:
+            failures.append("run.py --report-only exited %s: %s" % (r.code, r.err[-800:]))
         else:
             for f in ("report.md", "targets.csv", "costmodel.csv", "plots/summary.svg", "plots/summary.png",
                       "plots/fig7.svg", "plots/fig8.svg", "plots/fig9.svg", "plots/fig10.svg", "plots/fig11.svg"):

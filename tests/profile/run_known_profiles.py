@@ -42,58 +42,33 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 
-from profutil import cab_total, json_docs, nothing_lost
+import tandem_harness as th
+from tandem_harness import json_docs, mode_opts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THREADS = os.path.join(HERE, "..", "threads")
-SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
 # A ring that holds every event of the sampled runs below (the largest, shape.lua with four
 # analyses, produces about 3 MB), so that a sampling consumer that falls behind loses
 # nothing: the producer never laps it.
 BIG_RING = ["-Xcab.size=16m", "-Xcab.chunk=4k"]
 MODES = ("sequential", "concurrent", "small")
 
-failures = []
-lock = threading.Lock()
-counts = collections.Counter()  # checks, profiled runs, concurrent runs with stats checked
-
-
-def check(name, cond, detail=""):
-    with lock:
-        counts["checks"] += 1
-        if not cond:
-            failures.append(f"{name}: {detail}")
-    return cond
+check = th.Checks()   # counts: checks, profiled runs ("runs"), concurrent runs with stats checked ("stats")
+ENV = dict(os.environ)
+ENV.setdefault("HOME", "/")
 
 
 def run(tandem, args, cwd=HERE, timeout=300):
-    e = dict(os.environ)
-    e.setdefault("HOME", "/")
-    p = subprocess.run([tandem, *args], cwd=cwd, env=e, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def mode_opts(mode):
-    if mode == "sequential":
-        return ["-Xanalysis=sequential"]
-    opts = ["-Xanalysis=concurrent", "-Xstats"]
-    if mode == "small":
-        opts += SMALL_RING
-    return opts
-
-
-def bump(what):
-    with lock:
-        counts[what] += 1
+    r = th.run_once([tandem, *args], cwd=cwd, env=ENV, timeout=timeout)
+    return r.code, r.out, r.err
 
 
 def check_stats(name, err):
-    t = cab_total(err)
+    t = th.parse_stats(err).total
     if check(f"{name}: stats line", t is not None, err[-1500:]):
-        bump("stats")
-        check(f"{name}: produced == consumed, nothing dropped", nothing_lost(t) and t["produced"] > 0, t["line"])
+        check.bump("stats")
+        check(f"{name}: produced == consumed, nothing dropped", th.nothing_lost(t) and t["produced"] > 0, t["line"])
 
 
 def profile(tandem, prog, analyses, mode, fmt="text", extra=(), args=(), cwd=HERE, expect_code=0):
@@ -116,7 +91,7 @@ def profile(tandem, prog, analyses, mode, fmt="text", extra=(), args=(), cwd=HER
         check(f"{name}: no temporary file left", os.listdir(d) in ([], ["profile.out"]), os.listdir(d))
         if mode != "sequential" and "-Xcab.mode=sampling" not in extra:
             check_stats(name, se)
-        bump("runs")
+        check.bump("runs")
         return so, rep, se
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -139,23 +114,6 @@ def one_doc(name, text, analysis):
 # ----------------------------------------------------------------------------------------
 # Parsers of the text reports
 # ----------------------------------------------------------------------------------------
-def parse_methodcount(rep):
-    """({function: calls}, total, nfunctions)."""
-    lines = rep.splitlines()
-    i = next(i for i, l in enumerate(lines) if l.startswith("methodcount:"))
-    m = re.match(r"methodcount: (\d+) calls of (\d+) functions$", lines[i])
-    fn = {}
-    for l in lines[i + 1:]:
-        m2 = re.match(r"\s*(\d+)\s+([\d.]+)%\s+(.*)$", l)
-        if m2:
-            fn[m2.group(3)] = int(m2.group(1))
-        elif fn:
-            break
-    total = fn.pop("total")
-    assert total == int(m.group(1)), (total, m.group(0))
-    return fn, total, int(m.group(2))
-
-
 def parse_sites(s):
     sites = {}
     for part in s.split(", "):
@@ -394,7 +352,7 @@ def test_methodcount(tandem, mode):
     so, rep, se = profile(tandem, KC, "methodcount", mode)
     check(f"{name}: output", so == "A,B,C,D\n", so)
     try:
-        fn, total, nfun = parse_methodcount(rep)
+        fn, total, nfun = th.parse_methodcount(rep)
     except (StopIteration, AttributeError, KeyError, AssertionError) as e:
         check(f"{name}: report parses", False, f"{e!r} {rep!r}")
         return
@@ -773,8 +731,8 @@ def test_sampling_equal(tandem, prog, cwd=HERE):
         so, rep, se = profile(tandem, prog, an, "concurrent", fmt="json", cwd=cwd,
                               extra=["-Xcab.mode=sampling", "-Xsample.rate=100%", *BIG_RING])
         check(f"{name} {an}: == exhaustive", rep == ex[an] and rep, f"\n{rep[:1500]}\n--- vs ---\n{ex[an][:1500]}")
-        t = cab_total(se)
-        check(f"{name} {an}: nothing dropped", nothing_lost(t), t["line"] if t else se[-1000:])
+        t = th.parse_stats(se).total
+        check(f"{name} {an}: nothing dropped", th.nothing_lost(t), t["line"] if t else se[-1000:])
     so, rep, se = profile(tandem, prog, ",".join(SAMPLED), "concurrent", fmt="json", cwd=cwd,
                           extra=["-Xcab.mode=sampling", "-Xsample.rate=1", *BIG_RING])
     try:
@@ -990,7 +948,7 @@ def main():
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
-    tandem = os.path.abspath(a.tandem)
+    tandem = th.find_tandem(a.tandem, required=True)
 
     tasks = []
     for mode in MODES:
@@ -1040,11 +998,9 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         list(ex.map(guarded, tasks))
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAILED' if failures else 'ok'}: {counts['checks']} checks in {counts['runs']} profiled runs "
-          f"({counts['stats']} concurrent runs with produced == consumed); {len(failures)} failure(s)")
-    return 1 if failures else 0
+    n = check.counts
+    return check.finish(f"{n['checks']} checks in {n['runs']} profiled runs ({n['stats']} concurrent runs with "
+                        f"produced == consumed)")
 
 
 if __name__ == "__main__":

@@ -4,53 +4,19 @@ that the concurrent report (default ring and the smallest valid one, which makes
 block and wrap many times) equals the sequential one exactly, that a program failing with an
 uncaught error or leaving through os.exit still writes its whole profile, and that bad option
 values exit 2 with a message."""
-import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-from profutil import cab_total, nothing_lost
+import tandem_harness as th
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]
-
-
-def run(tandem, *args):
-    p = subprocess.run([tandem, *args], cwd=HERE, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def parse(report):
-    """{function name: calls} and the header's (calls, functions) from a methodcount report."""
-    lines = report.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith("methodcount:"))
-    m = re.match(r"methodcount: (\d+) calls of (\d+) functions$", lines[start])
-    counts = {}
-    for l in lines[start + 1:]:
-        m2 = re.match(r"\s*(\d+)\s+([\d.]+)%\s+(.*)$", l)
-        if not m2:
-            if counts:
-                break
-            continue  # the column titles and notes (estimates, partial) before the rows
-        counts[m2.group(3)] = int(m2.group(1))
-    total = counts.pop("total")
-    check_total = (int(m.group(1)), int(m.group(2)))
-    assert total == check_total[0], (total, check_total)
-    return counts, check_total
+SMALL_RING = th.SMALL_RING
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tandem", required=True)
-    tandem = os.path.abspath(ap.parse_args().tandem)
-    failures = []
-
-    def check(name, cond, detail=""):
-        if not cond:
-            failures.append(f"{name}: {detail}")
-
+    run = th.tandem_runner(th.tandem_option(), cwd=HERE, timeout=120)
+    check = th.Checks()
     tmp = tempfile.mkdtemp(prefix="tandem_profile_")
     expected = {"f (shape.lua:4)": 1000, "g (shape.lua:5)": 250, "h (shape.lua:6)": 10,
                 "k (shape.lua:7)": 100000, "main chunk (shape.lua)": 1,
@@ -65,15 +31,15 @@ def main():
         "concurrent-small": ["-Xanalysis=concurrent", *SMALL_RING],
     }
     for mode, extra in modes.items():
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, "shape.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, "shape.lua")
         check(f"{mode}: exit", code == 0 and out == "done\n", f"{code} {out!r} {err!r}")
         reports[mode] = err
         # The same run with -Xstats: every event produced was consumed.
-        code2, _, err2 = run(tandem, "-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
-        t = cab_total(err2)
-        check(f"{mode}: produced == consumed", code2 == 0 and nothing_lost(t), t["line"] if t else err2[-1000:])
+        code2, _, err2 = run("-Xprofile=methodcount", "-Xstats", *extra, "shape.lua")
+        t = th.parse_stats(err2).total
+        check(f"{mode}: produced == consumed", code2 == 0 and th.nothing_lost(t), t["line"] if t else err2[-1000:])
         try:
-            counts, (total, nfun) = parse(err)
+            counts, total, nfun = th.parse_methodcount(err)
         except (StopIteration, AttributeError, KeyError, AssertionError) as e:
             check(f"{mode}: report", False, f"{e!r} {err!r}")
             continue
@@ -89,7 +55,7 @@ def main():
     # -Xprofile.out: the same report, in a file, and nothing on stderr.
     for mode in ("sequential", "concurrent"):
         path = os.path.join(tmp, f"shape-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", f"-Xanalysis={mode}", f"-Xprofile.out={path}",
+        code, out, err = run("-Xprofile=methodcount", f"-Xanalysis={mode}", f"-Xprofile.out={path}",
                              "shape.lua")
         body = open(path).read() if os.path.exists(path) else None
         check(f"profile.out {mode}", code == 0 and err == "" and body == reports["sequential"],
@@ -100,19 +66,19 @@ def main():
     # A failing program still writes its whole profile, and exits 1.
     for mode, extra in modes.items():
         path = os.path.join(tmp, f"fails-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "fails.lua")
         check(f"fails {mode}: exit 1 with the error", code == 1 and "boom" in err, f"{code} {err!r}")
         if os.path.exists(path):
-            counts, _ = parse(open(path).read())
+            counts = th.parse_methodcount(open(path).read())[0]
             check(f"fails {mode}: counts", counts.get("f (fails.lua:3)") == 10 and
                   counts.get("main chunk (fails.lua)") == 1, counts)
         else:
             check(f"fails {mode}: profile written", False, path)
         path = os.path.join(tmp, f"exits-{mode}.prof")
-        code, out, err = run(tandem, "-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
+        code, out, err = run("-Xprofile=methodcount", *extra, f"-Xprofile.out={path}", "exits.lua")
         check(f"os.exit {mode}: exit 0", code == 0, f"{code} {err!r}")
         if os.path.exists(path):
-            counts, _ = parse(open(path).read())
+            counts = th.parse_methodcount(open(path).read())[0]
             check(f"os.exit {mode}: counts", counts.get("f (exits.lua:2)") == 5, counts)
         else:
             check(f"os.exit {mode}: profile written", False, path)
@@ -127,55 +93,52 @@ def main():
             seq = None
             for mode, extra in (("sequential", ["-Xanalysis=sequential"]), ("concurrent", []),
                                 ("concurrent-small", SMALL_RING)):
-                p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *extra, prog],
-                                   cwd=threads_dir, capture_output=True, text=True, timeout=300)
+                code, _, err = run("-Xprofile=methodcount", "-Xstats", *margs, *extra, prog,
+                                   cwd=threads_dir, timeout=300)
                 name = f"threads {prog} {model} {mode}"
-                check(f"{name}: exit", p.returncode == 0, f"{p.returncode} {p.stderr[-2000:]!r}")
+                check(f"{name}: exit", code == 0, f"{code} {err[-2000:]!r}")
                 try:
-                    counts, _ = parse(p.stderr)
+                    counts = th.parse_methodcount(err)[0]
                 except (StopIteration, AttributeError, KeyError, AssertionError) as e:
-                    check(f"{name}: report", False, f"{e!r} {p.stderr[-2000:]!r}")
+                    check(f"{name}: report", False, f"{e!r} {err[-2000:]!r}")
                     continue
                 if seq is None:
                     seq = counts
                 check(f"{name} == sequential", counts == seq, f"{counts} vs {seq}")
-                t = cab_total(p.stderr)
-                check(f"{name}: produced == consumed", nothing_lost(t), t["line"] if t else p.stderr[-1000:])
+                t = th.parse_stats(err).total
+                check(f"{name}: produced == consumed", th.nothing_lost(t), t["line"] if t else err[-1000:])
 
     # The deadlock test: analyzers slowed on purpose so producers block on full rings all
     # the time, while other threads allocate and force collections. It must finish (the
     # subprocess timeout is the watchdog) with nothing lost.
     for model, margs in models.items():
-        try:
-            p = subprocess.run([tandem, "-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
-                                "-Xtest.analyzer_delay=200", "deadlock.lua"],
-                               cwd=HERE, capture_output=True, text=True, timeout=120)
-        except subprocess.TimeoutExpired:
+        code, out, err = run("-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
+                             "-Xtest.analyzer_delay=200", "deadlock.lua")
+        if code is None:
             check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
             continue
-        t = cab_total(p.stderr)
-        check(f"deadlock {model}: finished", p.returncode == 0 and p.stdout == "done\t800400\n",
-              f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
+        t = th.parse_stats(err).total
+        check(f"deadlock {model}: finished", code == 0 and out == "done\t800400\n",
+              f"{code} {out!r} {err[-1500:]!r}")
         check(f"deadlock {model}: nothing lost, producers blocked",
-              nothing_lost(t) and t["blocks"] > 100, t["line"] if t else p.stderr[-1500:])
-        counts, _ = parse(p.stderr)
+              th.nothing_lost(t) and t["blocks"] > 100, t["line"] if t else err[-1500:])
+        counts = th.parse_methodcount(err)[0]
         check(f"deadlock {model}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
 
     # Heap loads and stores never wait between safepoints: with a ring full most of the time,
     # every EV_LOAD/EV_STORE finds the room reserved at the safepoint before it, in compiled
     # code (its inline reservations) and in the interpreter.
-    built_jit = "built without the JIT" not in subprocess.run([tandem, "-X"], capture_output=True, text=True).stdout
+    built_jit = "built without the JIT" not in run("-X")[1]
     for model in ("native", "green"):
         for jit in ("on", "off") if built_jit else ("off",):
-            p = subprocess.run([tandem, f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
-                                f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua"],
-                               cwd=HERE, capture_output=True, text=True, timeout=120)
-            t = cab_total(p.stderr)
-            check(f"mem_heavy {model} jit={jit}: ran", p.returncode == 0 and p.stdout == "371405597\n",
-                  f"{p.returncode} {p.stdout!r} {p.stderr[-1500:]!r}")
+            code, out, err = run(f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
+                                 f"-Xthreads={model}", *SMALL_RING, "-Xtest.analyzer_delay=100", "mem_heavy.lua")
+            t = th.parse_stats(err).total
+            check(f"mem_heavy {model} jit={jit}: ran", code == 0 and out == "371405597\n",
+                  f"{code} {out!r} {err[-1500:]!r}")
             check(f"mem_heavy {model} jit={jit}: ring full often, nothing lost, no wait outside a safepoint",
-                  nothing_lost(t) and t["blocks"] > 100 and t["waits_outside"] == 0,
-                  t["line"] if t else p.stderr[-1500:])
+                  th.nothing_lost(t) and t["blocks"] > 100 and t["waits_outside"] == 0,
+                  t["line"] if t else err[-1500:])
 
     # Bad values: exit 2, a message naming the option and what is valid.
     bad = [
@@ -203,22 +166,18 @@ def main():
         (["-Xaffinity=some"], ["-Xaffinity", "auto", "none"]),
     ]
     for args, words in bad:
-        code, out, err = run(tandem, *args, "shape.lua")
+        code, out, err = run(*args, "shape.lua")
         check(f"bad {' '.join(args)}", code == 2 and out == "" and all(w in err for w in words),
               f"{code} {out!r} {err!r}")
 
     # The options are listed.
-    code, out, err = run(tandem, "-X")
+    code, out, err = run("-X")
     check("-X lists the profile options", code == 0 and all(
         f"-X{o}" in out for o in ("profile", "analysis", "cab.size", "cab.chunk", "profile.out", "profile.stage",
                                   "buffer", "cab.mode", "sample.rate", "sample.burst", "threads", "carriers",
                                   "analyzers", "affinity", "stats")), out)
 
-    if failures:
-        print("\n".join(failures))
-        return 1
-    print("profile tests: all passed")
-    return 0
+    return check.finish("profile tests")
 
 
 if __name__ == "__main__":

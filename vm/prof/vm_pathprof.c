@@ -36,7 +36,7 @@
  * then the ENTRY -> v edges in code order.
  *
  * Fallback: more paths than fit 32 bits. EV_PATH carries 32 bits of path number. When
- * NumPaths(ENTRY) > limit (0xffffffff, or TANDEM_PATHPROF_LIMIT), the function is numbered
+ * NumPaths(ENTRY) > limit (0xffffffff, or -Xpathprof.limit), the function is numbered
  * again with extra cut points: in reverse code order, a block whose NumPaths would exceed
  * a bound T has its forward edges cut, biggest successor first, until it does not; T starts
  * at the limit and is halved until NumPaths(ENTRY) fits (few cuts where few are needed; it

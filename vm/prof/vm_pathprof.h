@@ -86,7 +86,8 @@ static inline uint64_t vm_pathprof_event(uint32_t fid, uint32_t path) {
  * lines. Returns 0, or -1 if [fid] has no graph or [path] is not one of its numbers. */
 int vm_pathprof_decode(uint32_t fid, uint32_t path, ProfPath *out, void *ctx);
 
-/* Options (-Xpathprof.*), set by the command line before the program runs. */
+/* Options (-Xpathprof.limit, -Xpathprof.oracle), set by the command line before the program
+ * runs. */
 typedef struct VmPathprofOptions {
     uint64_t limit;          /* most paths a function may have before edges are cut
                                 (2 .. 2^32 - 1); 0: the default, 2^32 - 1 (EV_PATH's field) */
@@ -95,12 +96,9 @@ typedef struct VmPathprofOptions {
 } VmPathprofOptions;
 void vm_pathprof_configure(const VmPathprofOptions *o);
 
-/* Before the program runs (vm_prof_start), once: [needs] are the enabled analyses' needs.
- * Reads the debug settings from the environment:
- *   TANDEM_PATHPROF_ORACLE=FILE   run the oracle (below) and write its counts to FILE
- *   TANDEM_PATHPROF_LIMIT=N       number functions as if at most N paths fitted (2 <= N <=
- *                                 0xffffffff; default 0xffffffff): exercises the fallback
- *                                 on small functions (tests) */
+/* Before the program runs (vm_prof_start), once, after vm_pathprof_configure: [needs] are
+ * the enabled analyses' needs; the oracle runs if one was configured and paths are needed.
+ * A lowered limit (-Xpathprof.limit) exercises the fallback on small functions (tests). */
 void vm_pathprof_start(unsigned needs);
 
 /* At the end (vm_prof_finish, every program thread stopped): write the oracle's file.
