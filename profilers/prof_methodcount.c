@@ -1,5 +1,5 @@
 /* prof_methodcount.c: method counting: how many times each function was entered (EV_CALL).
- * State: a count per function id in a growable array (ids are small and dense, vm_prof.c),
+ * State: a count per function id in a growable array (ids are small and dense, vm/prof/vm_prof.c),
  * in malloc'd memory. Reports: text, json, callgrind (prof_api.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -174,7 +174,7 @@ void prof_folded_frame(FILE *out, const char *name) {
     }
 }
 
-/* The display names are vm_prof.c's: "name (chunk:line)", "main chunk (chunk)" and
+/* The display names are vm/prof/vm_prof.c's: "name (chunk:line)", "main chunk (chunk)" and
  * "function <chunk:line>"; chunk names may hold parentheses and colons themselves
  * ("dir/prog (v2).lua", [string "..."]), function names do not: split at the first " (" or
  * " <", and take ":digits" off the end when there. */

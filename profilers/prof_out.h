@@ -16,7 +16,7 @@
 
 #include "prof_api.h"
 
-/* Pseudo function ids used by the analyses (real ids are small and dense, vm_prof.c, so
+/* Pseudo function ids used by the analyses (real ids are small and dense, vm/prof/vm_prof.c, so
  * the top of the 32-bit range is free). Their names are fixed: "[root]", "[C]". */
 #define PROF_FID_ROOT 0xfffffffeu /* the caller of a thread's first frame; the CCT's root */
 #define PROF_FID_C 0xffffffffu    /* one or more C frames (a gap in depth) */

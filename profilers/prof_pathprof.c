@@ -1,6 +1,6 @@
 /* prof_pathprof.c: Ball-Larus path profiling (CAB paper 5.2; Ball and Larus, "Efficient
  * Path Profiling", MICRO 1996): counts how often each acyclic path of each function ran.
- * The interpreter numbers the paths (vm/vm_pathprof.c) and emits one EV_PATH [fid:24 |
+ * The interpreter numbers the paths (vm/prof/vm_pathprof.c) and emits one EV_PATH [fid:24 |
  * path:32] per completed path, at back edges and at function exits; this analysis counts
  * them per (function id, path number) in a hash table and, at report time, decodes every
  * number back into the blocks and source lines it went through, through the runtime's

@@ -202,7 +202,7 @@ def probe(cab_bench):
 # -----------------------------------------------------------------------------------------
 # -Xstats
 # -----------------------------------------------------------------------------------------
-# What tandem prints at exit with -Xstats (vm/vm_main.c stats_report, vm/vm_prof.c
+# What tandem prints at exit with -Xstats (cli/cli_main.c stats_report, vm/prof/vm_prof.c
 # vm_prof_print_stats): one line per CAB ("thread N" or "carrier N"), then their total.
 _COUNTERS = (r"produced (\d+) consumed (\d+) dropped (\d+) chunks (\d+) blocks (\d+) blocked ([0-9.]+) ms")
 _RE_CAB = re.compile(r"\[stats\] cab (thread \d+|carrier \d+): " + _COUNTERS +

@@ -135,7 +135,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * template or a failed type guard). [compile]: also compile the function if nobody has yet
  * (frame entry and returns into the frame; back edges only look). */
 #if VM_EXEC_JIT
-/* Compiled code may have called and returned through other frames (jit.h): carry on with
+/* Compiled code may have called and returned through other frames (jit_api.h): carry on with
  * S->ci, or return to C if the frame entered from C has returned. */
 #define JITENTER(compile) \
     do { \

@@ -1,5 +1,5 @@
 /* vm_opcodes.h: the Tandem instruction set, as one X-macro list (dispatch table, disassembler,
- * code generator, verifier and, later, the JIT's template table all expand it, so they cannot
+ * code generator, verifier and the JIT's template table all expand it, so they cannot
  * disagree). Grep ORDER OP if you change the list. */
 #ifndef VM_OPCODES_H
 #define VM_OPCODES_H

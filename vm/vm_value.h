@@ -277,7 +277,7 @@ typedef struct Proto {
                               local at a pc lives in register i */
     String *source;        /* chunk name: "@file.lua" or "=stdin" or the source string of load() */
     String *name;          /* best-effort function name from the declaration ("fib", "Point:new"), or NULL */
-    struct JitCode *jit;   /* compiled code (jit/jit.h), NULL until the first call with -Xjit=on;
+    struct JitCode *jit;   /* compiled code (jit/jit_api.h), NULL until the first call with -Xjit=on;
                               written once, under the JIT's lock, with a release store */
 } Proto;
 

@@ -1,5 +1,5 @@
 /* vm_thread.h: language threads (native 1:1 or green N:M), safepoints and blocking regions
- * (vm_thread.c, vm_green.c). Private to vm/ (and jit/).
+ * (vm_thread.c, vm_green.c, vm_safepoint.c). Private to vm/ (and jit/, cli/).
  *
  * Safepoint protocol. Every language thread is, at any moment, either RUNNING (it may touch
  * the heap and must poll), or STOPPED: parked at a safepoint poll, or inside a blocking
@@ -68,7 +68,7 @@ void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id, St
 /* Language thread id of the running thread (main: 1). */
 uint64_t vm_thread_id(State *S);
 
-/* The thread library (vm_thread.c). */
+/* The thread library (vm/lib/vm_lib_thread.c). */
 void vm_open_thread(State *S);
 
 #endif
