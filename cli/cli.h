@@ -19,7 +19,9 @@
 
 #define EXIT_USAGE 2
 
-/* Everything the -X options set; zero means "not given" (the default applies). */
+/* Everything the -X options set. main sets the defaults that are not zero (jit_on, stage)
+ * before parsing; any other zero means "not given" (the default applies). The choice and
+ * count fields are int and int64_t because the table's generic parsers store into them. */
 typedef struct Options {
     bool dump_bytecode;
     bool jit_on;                 /* -Xjit (default on where the JIT is built) */
@@ -30,23 +32,23 @@ typedef struct Options {
     const ProfAnalysis *profile; /* NULL: no profiling; else the first of analyses */
     const ProfAnalysis *analyses[VM_PROF_MAX_ANALYSES];
     int nanalyses;
-    int stage;                   /* VmProfStage + 1; 0: default */
+    int stage;                   /* VmProfStage */
     int transport;               /* CabTransport */
-    bool sampling;
+    int sampling;                /* -Xcab.mode: 0 exhaustive, 1 sampling */
     double sample_rate;          /* 0: default */
     size_t sample_burst;         /* 0: default */
-    unsigned test_delay_us;
-    bool sequential;
+    int64_t test_delay_us;
+    int sequential;              /* -Xanalysis: 0 concurrent, 1 sequential */
     size_t cab_size, cab_chunk;  /* 0: default */
     const char *profile_out;
-    bool green;
-    int carriers;                /* 0: default */
-    double slice_ms;             /* 0: default */
-    int analyzers;               /* 0: default (1) */
-    bool affinity_none;
+    int green;                   /* -Xthreads: 0 native, 1 green */
+    int64_t carriers;            /* 0: default */
+    int64_t slice_ms;            /* 0: default */
+    int64_t analyzers;           /* 0: default (1) */
+    int affinity_none;           /* -Xaffinity: 0 auto, 1 none */
     bool stats;
     int format;                  /* ProfFormat */
-    uint64_t pathprof_limit;     /* 0: default */
+    int64_t pathprof_limit;      /* 0: default */
     const char *pathprof_oracle; /* TANDEM_PATH_ORACLE builds; NULL: none */
 } Options;
 

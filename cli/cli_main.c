@@ -247,6 +247,7 @@ static int finish(int code) {
 int main(int argc, char **argv) {
     Options opt = {0};
     opt.jit_on = TANDEM_JIT; /* -Xjit=on is the default where the JIT is built (jit/README.md) */
+    opt.stage = VM_STAGE_FULL;
     const char *compile_in = NULL, *compile_out = NULL;
     const char *chunks[32];
     int nchunks = 0;
@@ -293,14 +294,14 @@ int main(int argc, char **argv) {
     }
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the
      * application (and every thread it starts: affinity is inherited) on the others. */
-    int nanalyzers = opt.analyzers ? opt.analyzers : 1;
+    int nanalyzers = opt.analyzers ? (int)opt.analyzers : 1;
     cab_topology_plan(opt.profile && !opt.sequential ? nanalyzers : 0, &placement);
     if (!opt.affinity_none && placement.napp > 0 && placement.nanalyzers > 0)
         pinned = cab_topology_bind_self_set(placement.app_cpus, placement.napp) == 0;
     print_stats = opt.stats;
     VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
-                          pinned ? placement.analyzer_cpus : NULL, (VmProfStage)(opt.stage ? opt.stage - 1 : VM_STAGE_FULL),
-                          opt.test_delay_us, (ProfFormat)opt.format};
+                          pinned ? placement.analyzer_cpus : NULL, (VmProfStage)opt.stage,
+                          (unsigned)opt.test_delay_us, (ProfFormat)opt.format};
     for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
@@ -319,8 +320,8 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
-    VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, opt.carriers,
-                            (opt.slice_ms ? opt.slice_ms : 10.0) / 1000.0};
+    VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, (int)opt.carriers,
+                            (opt.slice_ms ? (double)opt.slice_ms : 10.0) / 1000.0};
     if (topt.carriers == 0) {
         /* The cores left after the analyzer threads, at least one. */
         long cores = placement.ncores > 0 ? placement.ncores : sysconf(_SC_NPROCESSORS_ONLN);
@@ -340,7 +341,7 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *script = i < argc ? argv[i] : NULL;
-    VmPathprofOptions ppopt = {opt.pathprof_limit, opt.pathprof_oracle};
+    VmPathprofOptions ppopt = {(uint64_t)opt.pathprof_limit, opt.pathprof_oracle};
     vm_pathprof_configure(&ppopt);
     if (!opt.dump_bytecode) {
         /* Profile from the first chunk run to the end of the program, whatever the end. */

@@ -1,5 +1,7 @@
 /* cli_options.c: the -X options: one table, each row with its name, valid values, default,
- * help and the function that parses its value, so parsing, validation and `tandem -X` agree. */
+ * help and the function that parses its value (a generic one for choices and counts), so
+ * parsing, validation and `tandem -X` agree. */
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,6 +18,11 @@ struct XOption {
     const char *def;      /* default */
     const char *help;
     XParse parse;
+    /* For the generic parsers: the Options field written (offsetof), and either the names
+     * of a choice (stored as their index, an int) or a count's range (an int64_t). */
+    size_t field;
+    const char *const *choices;
+    int64_t lo, hi;
 };
 
 /* The message every rejected value gets: the option, the value, why (if more can be said
@@ -39,7 +46,25 @@ static int choice(const char *val, const char *const *names) {
     return -1;
 }
 
-/* ---- one parser per row ------------------------------------------------------------------ */
+/* ---- the generic parsers --------------------------------------------------------------- */
+
+/* One of o->choices, stored as its index. */
+static bool x_choice(const XOption *o, const char *val, Options *opt) {
+    int k = choice(val, o->choices);
+    if (k < 0) return bad_value(o, val, NULL);
+    *(int *)((char *)opt + o->field) = k;
+    return true;
+}
+
+/* A count in [o->lo, o->hi]. */
+static bool x_count(const XOption *o, const char *val, Options *opt) {
+    uint64_t n;
+    if (!cli_parse_count(val, (uint64_t)o->lo, (uint64_t)o->hi, &n)) return bad_value(o, val, NULL);
+    *(int64_t *)((char *)opt + o->field) = (int64_t)n;
+    return true;
+}
+
+/* ---- the parsers of their own ------------------------------------------------------------ */
 
 static bool x_dump(const XOption *o, const char *val, Options *opt) {
     static const char *const names[] = {"bytecode", "jit", NULL};
@@ -113,14 +138,6 @@ static bool x_profile(const XOption *o, const char *val, Options *opt) {
     return true;
 }
 
-static bool x_analysis(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"concurrent", "sequential", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->sequential = k == 1;
-    return true;
-}
-
 /* -Xcab.size, -Xcab.chunk: whether they fit together is cab_config_check's to say, once
  * both are known (main). */
 static bool x_cab_size(const XOption *o, const char *val, Options *opt) {
@@ -137,38 +154,6 @@ static bool x_profile_out(const XOption *o, const char *val, Options *opt) {
         return false;
     }
     opt->profile_out = val;
-    return true;
-}
-
-static bool x_profile_format(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"text", "json", "folded", "callgrind", NULL}; /* ProfFormat */
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->format = k;
-    return true;
-}
-
-static bool x_profile_stage(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->stage = k + 1; /* 0: not given */
-    return true;
-}
-
-static bool x_buffer(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->transport = k;
-    return true;
-}
-
-static bool x_cab_mode(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"exhaustive", "sampling", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->sampling = k == 1;
     return true;
 }
 
@@ -204,58 +189,9 @@ static bool x_cachesim(const XOption *o, const char *val, Options *opt) {
     return rc == 0 ? true : bad_value(o, val, err);
 }
 
-static bool x_test_analyzer_delay(const XOption *o, const char *val, Options *opt) {
-    uint64_t n;
-    if (!cli_parse_count(val, 0, 1000000, &n)) return bad_value(o, val, NULL);
-    opt->test_delay_us = (unsigned)n;
-    return true;
-}
-
-static bool x_threads(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"native", "green", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->green = k == 1;
-    return true;
-}
-
-static bool x_carriers(const XOption *o, const char *val, Options *opt) {
-    uint64_t n;
-    if (!cli_parse_count(val, 1, 1024, &n)) return bad_value(o, val, NULL);
-    opt->carriers = (int)n;
-    return true;
-}
-
-static bool x_green_slice(const XOption *o, const char *val, Options *opt) {
-    uint64_t n;
-    if (!cli_parse_count(val, 1, 10000, &n)) return bad_value(o, val, NULL);
-    opt->slice_ms = (double)n;
-    return true;
-}
-
-static bool x_analyzers(const XOption *o, const char *val, Options *opt) {
-    uint64_t n;
-    if (!cli_parse_count(val, 1, CAB_MAX_PLACED, &n)) return bad_value(o, val, NULL);
-    opt->analyzers = (int)n;
-    return true;
-}
-
-static bool x_affinity(const XOption *o, const char *val, Options *opt) {
-    static const char *const names[] = {"auto", "none", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-    opt->affinity_none = k == 1;
-    return true;
-}
-
 static bool x_stats(const XOption *o, const char *val, Options *opt) {
     if (!no_value(o, val)) return false;
     opt->stats = true;
-    return true;
-}
-
-static bool x_pathprof_limit(const XOption *o, const char *val, Options *opt) {
-    if (!cli_parse_count(val, 2, 0xffffffffu, &opt->pathprof_limit)) return bad_value(o, val, NULL);
     return true;
 }
 
@@ -272,42 +208,55 @@ static bool x_pathprof_oracle(const XOption *o, const char *val, Options *opt) {
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
+/* The names of the choices: their order is the enum the index is stored as. */
+static const char *const analysis_names[] = {"concurrent", "sequential", NULL};
+static const char *const format_names[] = {"text", "json", "folded", "callgrind", NULL}; /* ProfFormat */
+static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
+static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
+static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
+static const char *const threads_names[] = {"native", "green", NULL};
+static const char *const affinity_names[] = {"auto", "none", NULL};
+
+#define CHOICE(f, names) x_choice, offsetof(Options, f), names, 0, 0
+#define COUNT(f, lo, hi) x_count, offsetof(Options, f), NULL, lo, hi
+#define OWN(fn) fn, 0, NULL, 0, 0
+
 static const XOption xoptions[] = {
-    {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr", x_dump},
+    {"dump", "bytecode, jit", "(none)", "bytecode: print a listing of the compiled bytecode instead of running; jit: run with -Xjit=on and print each compiled function's machine code with its bytecode on stderr", OWN(x_dump)},
 #if TANDEM_JIT
-    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. While profiling, compiled code emits every analysis's events (only the path oracle turns it off)", x_jit},
+    {"jit", "on, off", "on", "compile each function to x86-64 code on its first call (jit/README.md); off: interpret only. While profiling, compiled code emits every analysis's events (only the path oracle turns it off)", OWN(x_jit)},
 #else
-    {"jit", "off (this tandem is built without the JIT)", "off", "compile each function to x86-64 code on its first call; this build has no JIT (-DTANDEM_JIT=OFF)", x_jit},
+    {"jit", "off (this tandem is built without the JIT)", "off", "compile each function to x86-64 code on its first call; this build has no JIT (-DTANDEM_JIT=OFF)", OWN(x_jit)},
 #endif
-    {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report", x_jit_perfmap},
-    {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections", x_gc_stress},
-    {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\"", x_gc_maxheap},
-    {"profile", "methodcount, callgraph, calltree, pathprof, cachesim (comma-separated)", "(none)", "profile the run; the report is written when the program ends", x_profile},
-    {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", x_analysis},
-    {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", x_cab_size},
-    {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", x_cab_size},
-    {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)", x_profile_out},
-    {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind", x_profile_format},
-    {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", x_profile_stage},
-    {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", x_buffer},
-    {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks", x_cab_mode},
-    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (in bursts chosen at random)", x_sample_rate},
-    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: the bursts the events are chosen in", x_sample_burst},
-    {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", x_cachesim},
-    {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache", x_cachesim},
-    {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy", x_cachesim},
-    {"pathprof.limit", "N (2 .. 4294967295)", "4294967295", "pathprof: the most paths a function may have; beyond it edges are cut (Ball-Larus's fallback), as they are for functions too large for EV_PATH", x_pathprof_limit},
+    {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report", OWN(x_jit_perfmap)},
+    {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections", OWN(x_gc_stress)},
+    {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\"", OWN(x_gc_maxheap)},
+    {"profile", "methodcount, callgraph, calltree, pathprof, cachesim (comma-separated)", "(none)", "profile the run; the report is written when the program ends", OWN(x_profile)},
+    {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", CHOICE(sequential, analysis_names)},
+    {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
+    {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
+    {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)", OWN(x_profile_out)},
+    {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind", CHOICE(format, format_names)},
+    {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
+    {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
+    {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks", CHOICE(sampling, mode_names)},
+    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (in bursts chosen at random)", OWN(x_sample_rate)},
+    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: the bursts the events are chosen in", OWN(x_sample_burst)},
+    {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", OWN(x_cachesim)},
+    {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache", OWN(x_cachesim)},
+    {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy", OWN(x_cachesim)},
+    {"pathprof.limit", "N (2 .. 4294967295)", "4294967295", "pathprof: the most paths a function may have; beyond it edges are cut (Ball-Larus's fallback), as they are for functions too large for EV_PATH", COUNT(pathprof_limit, 2, 0xffffffff)},
 #if TANDEM_PATH_ORACLE
-    {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", x_pathprof_oracle},
+    {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", OWN(x_pathprof_oracle)},
 #endif
-    {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", x_test_analyzer_delay},
-    {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", x_threads},
-    {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", x_carriers},
-    {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", x_green_slice},
-    {"analyzers", "N >= 1", "1", "analyzer threads for concurrent analysis", x_analyzers},
-    {"affinity", "auto, none", "auto", "auto: pin application threads and keep cores for the analyzers (hwloc)", x_affinity},
-    {"stats", "(no value)", "off", "print the topology, the thread placement and run statistics on stderr at exit", x_stats},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", COUNT(test_delay_us, 0, 1000000)},
+    {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
+    {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
+    {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},
+    {"analyzers", "N >= 1", "1", "analyzer threads for concurrent analysis", COUNT(analyzers, 1, CAB_MAX_PLACED)},
+    {"affinity", "auto, none", "auto", "auto: pin application threads and keep cores for the analyzers (hwloc)", CHOICE(affinity_none, affinity_names)},
+    {"stats", "(no value)", "off", "print the topology, the thread placement and run statistics on stderr at exit", OWN(x_stats)},
+    {NULL, NULL, NULL, NULL, OWN(NULL)},
 };
 
 void cli_list_xoptions(FILE *f) {
