@@ -66,27 +66,28 @@ static bool x_count(const XOption *o, const char *val, Options *opt) {
 
 /* ---- the parsers of their own ------------------------------------------------------------ */
 
+/* -Xdump and -Xjit: choices whose second name asks for the JIT, which a build may lack.
+ * Returns the index, or -1 after the message. */
+static int jit_choice(const XOption *o, const char *val, const char *const *names) {
+    int k = choice(val, names);
+    if (k < 0) return bad_value(o, val, NULL), -1;
+    if (k == 1 && !TANDEM_JIT) return bad_value(o, val, "this tandem is built without the JIT (-DTANDEM_JIT=OFF)"), -1;
+    return k;
+}
+
 static bool x_dump(const XOption *o, const char *val, Options *opt) {
     static const char *const names[] = {"bytecode", "jit", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-#if !TANDEM_JIT
-    if (k == 1) return bad_value(o, val, "this tandem is built without the JIT (-DTANDEM_JIT=OFF)");
-#endif
+    int k = jit_choice(o, val, names);
     if (k == 0) opt->dump_bytecode = true;
-    else opt->jit_dump = opt->jit_on = true;
-    return true;
+    if (k == 1) opt->jit_dump = opt->jit_on = true;
+    return k >= 0;
 }
 
 static bool x_jit(const XOption *o, const char *val, Options *opt) {
     static const char *const names[] = {"off", "on", NULL};
-    int k = choice(val, names);
-    if (k < 0) return bad_value(o, val, NULL);
-#if !TANDEM_JIT
-    if (k == 1) return bad_value(o, val, "this tandem is built without the JIT (-DTANDEM_JIT=OFF)");
-#endif
-    opt->jit_on = k == 1;
-    return true;
+    int k = jit_choice(o, val, names);
+    if (k >= 0) opt->jit_on = k == 1;
+    return k >= 0;
 }
 
 static bool x_jit_perfmap(const XOption *o, const char *val, Options *opt) {
