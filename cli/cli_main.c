@@ -288,6 +288,11 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
+    if (opt.sequential && (opt.stage == VM_STAGE_ENQUEUE || opt.stage == VM_STAGE_COMMUNICATE)) {
+        fprintf(stderr, "tandem: -Xprofile.stage=%s needs -Xanalysis=concurrent (sequential analysis has no buffer "
+                        "to stop at)\n", opt.stage == VM_STAGE_ENQUEUE ? "enqueue" : "communicate");
+        return EXIT_USAGE;
+    }
     if (compile_out && !compile_in) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;

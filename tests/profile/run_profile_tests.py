@@ -164,6 +164,13 @@ def main():
         (["-Xcarriers=0"], ["-Xcarriers"]),
         (["-Xanalyzers=x"], ["-Xanalyzers"]),
         (["-Xaffinity=some"], ["-Xaffinity", "auto", "none"]),
+        (["-Xprofile=methodcount", "-Xanalysis=sequential", "-Xprofile.stage=enqueue"],
+         ["-Xprofile.stage=enqueue", "-Xanalysis=concurrent"]),
+        (["-Xprofile=methodcount", "-Xanalysis=sequential", "-Xprofile.stage=communicate"],
+         ["-Xprofile.stage=communicate", "-Xanalysis=concurrent"]),
+        (["-Xpathprof.limit=1"], ["-Xpathprof.limit", "2 .. 4294967295"]),
+        (["-Xcachesim.l1=33k:4"], ["-Xcachesim.l1", "power-of-two"]),
+        (["-Xcachesim.l2=512k"], ["-Xcachesim.l2", "SIZE:WAYS"]),
     ]
     for args, words in bad:
         code, out, err = run(*args, "shape.lua")

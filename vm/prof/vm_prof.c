@@ -458,8 +458,9 @@ void vm_prof_print_stats(FILE *f) {
 
 int vm_prof_kind(void) {
     const VmProfOptions *o = &run.opt;
-    if (o->sequential) return VM_PS_SEQUENTIAL;
+    /* Instrumentation only: produced and dropped, sequential or not (no state is opened). */
     if (o->stage == VM_STAGE_INSTRUMENT) return VM_PS_WORD;
+    if (o->sequential) return VM_PS_SEQUENTIAL;
     if (o->stage == VM_STAGE_ENQUEUE || o->cab.mode == CAB_MODE_SAMPLING) return VM_PS_SAMPLING;
     return VM_PS_EXHAUSTIVE;
 }
