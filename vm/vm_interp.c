@@ -36,7 +36,7 @@
  * one instruction. */
 #include <math.h>
 
-#include "jit.h"
+#include "jit_api.h"
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"

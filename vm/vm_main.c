@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "gc_api.h"
-#include "jit.h"
+#include "jit_api.h"
 #include "vm_api.h"
 #include "vm_bytecode.h"
 #include "vm_compile.h"

@@ -1,4 +1,4 @@
-/* test_jit.c: unit tests of the template JIT (jit/jit.c): code memory is never writable and
+/* test_jit.c: unit tests of the template JIT (jit/): code memory is never writable and
  * executable at once; which instructions get templates and entries; and templates run
  * against edge values, with guard failures and errors handed to the interpreter (the
  * messages must be the interpreter's, variable names included). */
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "gc_api.h"
-#include "jit.h"
+#include "jit_api.h"
 #include "vm_api.h"
 #include "vm_compile.h"
 #include "vm_lib.h"
