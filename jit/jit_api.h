@@ -1,12 +1,23 @@
-/* jit.h: the x86-64 template JIT (jit/README.md): a whole Proto is compiled to machine code
- * the first time one of its frames starts, and the interpreter hands frames over to that
- * code at the few points where it checks (function entry, return into a frame, loop back
- * edges). Compiled code runs on the interpreter's frames (same registers, same CallInfo),
- * calls and returns between compiled frames itself, and runs instructions it has no template
- * for through the interpreter one at a time (vm_jit_step); it gives a frame back only when the
- * frame to continue cannot run compiled. */
-#ifndef JIT_H
-#define JIT_H
+/* jit_api.h: the x86-64 template JIT (jit/README.md), what vm/ and the command line use; every
+ * other header of jit/ is private to it. A whole Proto is compiled to machine code the first
+ * time one of its frames starts, and the interpreter hands frames over to that code at the
+ * few points where it checks (function entry, return into a frame, loop back edges).
+ * Compiled code runs on the interpreter's frames (same registers, same CallInfo), calls and
+ * returns between compiled frames itself, and gives a frame back only when the frame to
+ * continue cannot run compiled.
+ *
+ * Words used throughout jit/:
+ * - template: the machine code of one bytecode instruction, specialised to its operands, with
+ *   type guards that send anything unusual to a step (jit_compile.c's table says which
+ *   opcodes have one);
+ * - step: an instruction run by the interpreter (vm_jit_step) from compiled code, because it
+ *   has no template or its template's guards failed; compiled code then goes on;
+ * - entry: where compiled code of a function is entered: JitCode.at[pc] (the interpreter's
+ *   hand-over), JitCode.callentry (compiled calls), through JitCode.enter;
+ * - hand-over: the interpreter giving a frame to compiled code (jit_handover) until that code
+ *   returns the frame to continue in the interpreter. */
+#ifndef JIT_API_H
+#define JIT_API_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,385 @@
+/* jit_compile.c: the compile driver: the template table, two passes over a Proto (which
+ * instructions have templates, then emit, place and patch), dump, the lock. */
+#include "jit_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "vm_bytecode.h"
+#include "vm_compile.h"
+#include "vm_prof.h"
+#include "vm_thread.h"
+
+JitOptions jit_opts;
+bool jit_prof;
+int jit_prof_kind;
+int64_t jit_tls_stream;
+
+void jit_configure(const JitOptions *o) {
+    jit_opts = *o;
+    vm_jit_compiler = jit_compile; /* the interpreter's hook (jit_api.h) */
+    vm_jit_enabled = o->on;
+    jit_prof = o->on && vm_prof_instrumented;
+    if (jit_prof) {
+        jit_prof_kind = vm_prof_kind();
+        jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());
+    }
+}
+
+/* ======================================================================
+ * The template table
+ * ====================================================================== */
+
+/* One row per opcode: [emit] its template (NULL: none, every such instruction is stepped),
+ * and [ok], when not NULL, whether the instruction's operands have one (a constant's type, a
+ * test followed by its JMP). "Has a template" and the template come from the same row. */
+typedef struct Template {
+    TplEmit *emit;
+    TplOk *ok;
+} Template;
+
+/* Every opcode of VM_OPCODES must have a TPL_ line here (a new opcode fails to compile until
+ * it has one). */
+#define STEPPED {NULL, NULL}
+#define TPL_MOVE {tpl_move, NULL}
+#define TPL_LOADK {tpl_loadk, NULL}
+#define TPL_LOADI {tpl_loadi, NULL}
+#define TPL_LOADF {tpl_loadf, NULL}
+#define TPL_LOADNIL {tpl_loadnil, NULL}
+#define TPL_LOADFALSE {tpl_loadfalse, NULL}
+#define TPL_LOADTRUE {tpl_loadtrue, NULL}
+#define TPL_GETUPVAL {tpl_upval, NULL}
+#define TPL_SETUPVAL {tpl_upval, NULL}
+#define TPL_GETTABUP {tpl_getfield, NULL}
+#define TPL_SETTABUP {tpl_setfield, NULL}
+#define TPL_GETTABLE {tpl_gettable, NULL}
+#define TPL_GETI {tpl_gettable, tpl_geti_ok}
+#define TPL_GETFIELD {tpl_getfield, NULL}
+#define TPL_SETTABLE {tpl_settable, NULL}
+#define TPL_SETI {tpl_settable, tpl_seti_ok}
+#define TPL_SETFIELD {tpl_setfield, NULL}
+#define TPL_NEWTABLE {tpl_newtable, NULL}
+#define TPL_SELF STEPPED
+#define TPL_ADDI {tpl_addi, NULL}
+#define TPL_ADDK {tpl_arith, tpl_arithk_ok}
+#define TPL_SUBK {tpl_arith, tpl_arithk_ok}
+#define TPL_MULK {tpl_arith, tpl_arithk_ok}
+#define TPL_MODK {tpl_mod, tpl_modk_ok}
+#define TPL_POWK STEPPED
+#define TPL_DIVK {tpl_arith, tpl_arithk_ok}
+#define TPL_IDIVK STEPPED
+#define TPL_BANDK {tpl_arith, tpl_bitk_ok}
+#define TPL_BORK {tpl_arith, tpl_bitk_ok}
+#define TPL_BXORK {tpl_arith, tpl_bitk_ok}
+#define TPL_ADD {tpl_arith, NULL}
+#define TPL_SUB {tpl_arith, NULL}
+#define TPL_MUL {tpl_arith, NULL}
+#define TPL_MOD {tpl_mod, NULL}
+#define TPL_POW STEPPED
+#define TPL_DIV {tpl_arith, NULL}
+#define TPL_IDIV STEPPED
+#define TPL_BAND {tpl_arith, NULL}
+#define TPL_BOR {tpl_arith, NULL}
+#define TPL_BXOR {tpl_arith, NULL}
+#define TPL_SHL STEPPED
+#define TPL_SHR STEPPED
+#define TPL_UNM {tpl_unm, NULL}
+#define TPL_BNOT STEPPED
+#define TPL_NOT {tpl_not, NULL}
+#define TPL_LEN {tpl_len, NULL}
+#define TPL_CONCAT STEPPED
+#define TPL_CLOSE STEPPED
+#define TPL_TBC STEPPED
+#define TPL_JMP {tpl_jmp, NULL}
+#define TPL_EQ {tpl_eq, tpl_cond_ok}
+#define TPL_LT {tpl_lt, tpl_cond_ok}
+#define TPL_LE {tpl_lt, tpl_cond_ok}
+#define TPL_EQK {tpl_eqk, tpl_eqk_ok}
+#define TPL_EQI {tpl_eqk, tpl_cond_ok}
+#define TPL_LTI {tpl_cmpi, tpl_cond_ok}
+#define TPL_LEI {tpl_cmpi, tpl_cond_ok}
+#define TPL_GTI {tpl_cmpi, tpl_cond_ok}
+#define TPL_GEI {tpl_cmpi, tpl_cond_ok}
+#define TPL_TEST {tpl_test, tpl_cond_ok}
+#define TPL_TESTSET {tpl_testset, tpl_cond_ok}
+#define TPL_CALL {tpl_call, NULL}
+#define TPL_TAILCALL {tpl_tailcall, NULL}
+#define TPL_RETURN {tpl_return, NULL}
+#define TPL_RETURN0 {tpl_return, NULL}
+#define TPL_RETURN1 {tpl_return, NULL}
+#define TPL_FORPREP {tpl_forprep, NULL}
+#define TPL_FORLOOP {tpl_forloop, NULL}
+#define TPL_TFORPREP STEPPED
+#define TPL_TFORCALL STEPPED
+#define TPL_TFORLOOP STEPPED
+#define TPL_SETLIST STEPPED
+#define TPL_CLOSURE STEPPED
+#define TPL_VARARG STEPPED
+#define TPL_EXTRAARG STEPPED
+
+static const Template templates[OP__COUNT] = {
+#define TPL_ROW(name, fmt, doc) [OP_##name] = TPL_##name,
+    VM_OPCODES(TPL_ROW)
+#undef TPL_ROW
+};
+
+/* ======================================================================
+ * Compilation
+ * ====================================================================== */
+
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static JitCode jit_failed; /* at == NULL: interpret this function */
+
+static void function_name(const Proto *p, char *buf, size_t n) {
+    char src[80];
+    if (p->source != NULL)
+        vm_chunkid(src, sizeof src, p->source->data, p->source->len);
+    else
+        snprintf(src, sizeof src, "?");
+    if (p->linedefined == 0)
+        snprintf(buf, n, "main chunk %s", src);
+    else
+        snprintf(buf, n, "%s %s:%d", p->name ? p->name->data : "function", src, (int)p->linedefined);
+}
+
+static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
+    const Proto *p = c->p;
+    char name[160];
+    function_name(p, name, sizeof name);
+    fprintf(stderr, "jit: %s: %d instructions, %d with a template, %zu bytes of code at %p\n", name,
+            (int)p->ncode, jc->ntemplated, jc->codesize, (const void *)code);
+    fprintf(stderr, "  enter: save registers, load base/ci/S/closure, jump to the entry\n");
+    long ce = c->a.label[c->callentry];
+    jit_disasm(stderr, code, (size_t)ce, "      ");
+    if (ce < c->a.label[0]) {
+        fprintf(stderr, "  call entry: the frame's events (EV_CALL enqueued inline: cursor load, CLEAR test, "
+                        "branch, store, advance), path register, room for heap accesses\n");
+        jit_disasm(stderr, code + ce, (size_t)(c->a.label[0] - ce), "      ");
+    }
+    for (int pc = 0; pc < c->n; pc++) {
+        vm_bytecode_list_instr(stderr, p, pc);
+        long from = c->a.label[pc], to = pc + 1 < c->n ? c->a.label[pc + 1] : (long)c->templates_end;
+        if (!c->tmpl[pc]) fprintf(stderr, "      ; step: no template, the interpreter runs it (vm_jit_step)\n");
+        jit_disasm(stderr, code + from, (size_t)(to - from), "      ");
+    }
+    fprintf(stderr, "  out of line: steps where guards fail, back-edge polls, frame switches, epilogue\n");
+    jit_disasm(stderr, code + c->templates_end, c->a.len - c->templates_end, "      ");
+    fflush(stderr);
+}
+
+/* The callee-saved registers the prologue pushed, popped, and return (rax). */
+static void emit_restore_return(Asm *a) {
+    INS1(a, POP, R(RCL));
+    INS1(a, POP, R(RS));
+    INS1(a, POP, R(RCI));
+    INS1(a, POP, R(RBASE));
+    INS1(a, POP, R(RPS));
+    INS0(a, RET);
+}
+
+static JitCode *compile_locked(Proto *p) {
+    Comp c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.n = p->ncode;
+    if (c.n <= 0) return &jit_failed;
+    JitCode *jc = NULL;
+    c.stepused = calloc((size_t)c.n, sizeof *c.stepused);
+    c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
+    c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
+    const void **at = calloc((size_t)c.n, sizeof *at);
+    bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
+    if (!c.stepused || !c.pollslow || !c.backedge || !at || !tmpl) goto fail;
+    c.at = at;
+    c.tmpl = tmpl;
+    for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
+    Asm *a = &c.a;
+    for (int pc = 0; pc < c.n; pc++) jit_new_label(a);           /* labels 0 .. n-1: templates */
+    c.step0 = a->nlabel;
+    for (int pc = 0; pc < c.n; pc++) jit_new_label(a);           /* n .. 2n-1: steps of failed guards */
+    c.epilogue = jit_new_label(a);
+    c.sw = jit_new_label(a);
+    c.resume = jit_new_label(a);
+    c.fresh = jit_new_label(a);
+    c.dispatch = jit_new_label(a);
+    c.callentry = jit_new_label(a);
+    if (a->failed) goto fail;
+
+    if (jit_prof) {
+        c.fid = jit_prof_id(p);
+        c.pathbias = (vm_prof_needs & PROF_NEED_PATH) ? vm_pathprof_bias(p, c.fid) : VM_PATH_OFF;
+    }
+    /* Which pcs have a template: their opcode's row has one, for these operands. */
+    int ntemplated = 0;
+    for (int pc = 0; pc < c.n; pc++) {
+        const Template *t = &templates[vm_op(p->code[pc])];
+        tmpl[pc] = t->emit != NULL && (t->ok == NULL || t->ok(&c, pc));
+        ntemplated += tmpl[pc];
+    }
+
+    /* Prologue (enter): rdi = S, rsi = ci, rdx = base, rcx = target. Five pushes after the
+     * return address leave rsp 16-byte aligned for calls to C. */
+    INS1(a, PUSH, R(RPS));
+    INS1(a, PUSH, R(RBASE));
+    INS1(a, PUSH, R(RCI));
+    INS1(a, PUSH, R(RS));
+    INS1(a, PUSH, R(RCL));
+    INS2(a, MOV, R(RS), R(RDI));
+    INS2(a, MOV, R(RCI), R(RSI));
+    INS2(a, MOV, R(RBASE), R(ZYDIS_REGISTER_RDX));
+    INS2(a, MOV, R(RAX), M(RSI, offsetof(CallInfo, func), 8));
+    INS2(a, MOV, R(RCL), M(RAX, 0, 8)); /* func->u.lf */
+    jit_load_stream(&c);
+    INS1(a, JMP, R(RCX));
+
+    /* Where compiled calls enter (JitCode.callentry): while profiling, the frame's EV_CALL,
+     * then pc 0. A compiled call is made by a Lua frame, so the event is never "from C". */
+    jit_bind(a, c.callentry);
+    if (jit_prof) jit_emit_frame_start(&c);
+
+    for (int pc = 0; pc < c.n; pc++) {
+        jit_bind(a, L(&c, pc));
+        if (pc == 0) {
+            /* function entry safepoint (jit/README.md: the same poll as the interpreter's) */
+            int go = jit_new_label(a);
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
+            INS2(a, CMP, M(RAX, 0, 4), I(0));
+            JMP(a, JZ, go);
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)p->code);
+            INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+            INS2(a, MOV, R(RDI), R(RS));
+            load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+            INS1(a, CALL, R(RAX));
+            jit_reload_base(&c);
+            jit_bind(a, go);
+        }
+        Instr i = p->code[pc];
+        if (tmpl[pc])
+            templates[vm_op(i)].emit(&c, a, p, pc, i, (int)vm_a(i));
+        else
+            jit_emit_step(&c, pc, true);
+    }
+    /* Out of line: steps of failed guards, back-edge polls, the epilogue. */
+    c.templates_end = a->len;
+    for (int pc = 0; pc < c.n; pc++) {
+        if (!c.stepused[pc]) continue;
+        jit_bind(a, c.step0 + pc);
+        jit_emit_step(&c, pc, false);
+    }
+    for (int pc = 0; pc < c.n; pc++) {
+        if (c.backedge[pc] < 0) continue;
+        jit_bind(a, c.backedge[pc]);
+        jit_poll_then_jump(&c, pc);
+    }
+    for (int pc = 0; pc < c.n; pc++) {
+        if (c.pollslow[pc] < 0) continue;
+        jit_bind(a, c.pollslow[pc]);
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)(p->code + pc));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+        INS2(a, MOV, R(RDI), R(RS));
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+        INS1(a, CALL, R(RAX));
+        jit_reload_base(&c);
+        JMP(a, JMP, L(&c, pc));
+    }
+    /* After a step that may jump (a test, a generic for, a float loop): poll, since the jump
+     * may be a back edge, then go on at the pc in rax through the table of code addresses. */
+    {
+        int go = jit_new_label(a), slow = jit_new_label(a);
+        jit_bind(a, c.dispatch);
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)&vm_poll_word);
+        INS2(a, CMP, M(RCX, 0, 4), I(0));
+        JMP(a, JNZ, slow);
+        jit_bind(a, go);
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)p->code);
+        INS2(a, SUB, R(RAX), R(RCX));
+        load_imm64(&c, RCX, (uint64_t)(uintptr_t)at);
+        INS1(a, JMP, MX(RCX, RAX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+        jit_bind(a, slow);
+        INS2(a, MOV, R(RDI), R(RS));
+        load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
+        INS1(a, CALL, R(RAX));
+        jit_reload_base(&c);
+        INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, savedpc), 8));
+        JMP(a, JMP, go);
+    }
+    /* Calls and returns: switch to the frame S->ci (ci, base, closure) and jump to rax. */
+    jit_bind(a, c.sw);
+    INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
+    INS2(a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
+    INS2(a, MOV, R(RCL), M(RBASE, 0, 8)); /* func->u.lf */
+    INS2(a, ADD, R(RBASE), I(16));
+    jit_load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
+    INS1(a, JMP, R(RAX));
+    jit_emit_edge_stubs(&c);
+    jit_emit_slow_stubs(&c);
+    /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
+    jit_bind(a, c.resume);
+    INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
+    INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, savedpc), 8));
+    JMP(a, JMP, c.epilogue);
+    /* A CIST_FRESH frame returned: give NULL back without touching its savedpc. */
+    jit_bind(a, c.fresh);
+    INS2(a, XOR, R(EAX), R(EAX));
+    emit_restore_return(a);
+    jit_bind(a, c.epilogue);
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    emit_restore_return(a);
+    jit_patch(a);
+    if (a->failed) goto fail;
+
+    size_t mapped;
+    uint8_t *mem = jit_mem_publish(a->buf, a->len, &mapped);
+    if (mem == NULL) goto fail;
+    jc = malloc(sizeof *jc);
+    if (jc == NULL) {
+        munmap(mem, mapped);
+        goto fail;
+    }
+    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc]; /* before jc is published */
+    jc->enter = (JitEnterFn)(void *)mem;
+    jc->at = at;
+    jc->callentry = mem + a->label[c.callentry];
+    jc->mem = mem;
+    jc->memsize = mapped;
+    jc->codesize = a->len;
+    jc->ntemplated = ntemplated;
+    if (jit_opts.dump) dump(&c, jc, mem);
+    if (jit_opts.perfmap) {
+        char name[160];
+        function_name(p, name, sizeof name);
+        jit_perfmap_add(mem, a->len, name);
+    }
+    at = NULL;
+fail:
+    free(at);
+    free(c.stepused);
+    free(c.pollslow);
+    free(c.backedge);
+    free(tmpl);
+    if (jc == NULL && jit_opts.dump) {
+        char name[160];
+        function_name(p, name, sizeof name);
+        fprintf(stderr, "jit: %s: not compiled (%s%s%s), interpreted\n", name, c.a.why ? c.a.why : "out of memory",
+                c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
+    }
+    free(c.edge);
+    free(c.slow);
+    free(c.a.buf);
+    free(c.a.label);
+    free(c.a.fix);
+    return jc ? jc : &jit_failed;
+}
+
+const JitCode *jit_compile(Proto *p) {
+    pthread_mutex_lock(&jit_lock);
+    JitCode *jc = p->jit; /* another thread may have compiled it while we waited */
+    if (jc == NULL) {
+        jc = compile_locked(p);
+        __atomic_store_n(&p->jit, jc, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&jit_lock);
+    return jc;
+}

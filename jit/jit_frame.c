@@ -1,0 +1,80 @@
+/* jit_frame.c: the call, tail call and return helpers compiled code calls in C. */
+#include "jit_internal.h"
+
+#include "vm_do.h"
+#include "vm_prof.h"
+
+/* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
+ * or a step through the interpreter), compiling [p] first if nobody
+ * has; 1 if [p] cannot be compiled (the interpreter runs it). */
+static uintptr_t code_at(Proto *p, const Instr *pc) {
+    const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jit, __ATOMIC_ACQUIRE);
+    if (jc == NULL) jc = jit_compile(p);
+    if (jc->at == NULL) return 1;
+    return (uintptr_t)jc->at[pc - p->code];
+}
+
+/* A Lua frame [nci] just set up by a call (S->ci): its start's events while profiling, as
+ * the interpreter's startfunc emits them, and where its code starts (code_at). */
+static uintptr_t enter_frame(State *S, CallInfo *nci) {
+    if (jit_prof) vm_prof_frame_start(S, nci);
+    return code_at(nci->func->u.lf->p, nci->savedpc);
+}
+
+/* OP_CALL from compiled code, ci->savedpc and S->top already set as the interpreter sets
+ * them. A Lua callee gets its frame exactly as in the interpreter's L_CALL (inline for fixed
+ * arity, vm_precall otherwise) and becomes S->ci; the result is where its code starts
+ * (code_at). A C function (or __call on one) runs here and gives 0. */
+uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
+    CallInfo *nci;
+    if (vm_fixed_call_ok(S, ra)) {
+        nci = vm_fixed_call(S, ci, ra, nresults);
+    } else {
+        nci = vm_precall(S, ra, nresults);
+        if (nci == NULL) { /* a C function ran */
+            if (nresults >= 0) S->top = ci->top;
+            if (jit_prof) vm_prof_frame_back(ci);
+            return 0;
+        }
+    }
+    return enter_frame(S, nci);
+}
+
+/* OP_RETURN/RETURN0/RETURN1 from compiled code: R[a] .. R[a+n-1] are the results (n < 0:
+ * up to S->top), ci->savedpc is set. The interpreter's L_RETURN, then its 'ret': 0 when the
+ * frame was entered from C (the interpreter that handed over returns); else the caller
+ * becomes S->ci and the result is where it continues (code_at its savedpc). */
+uintptr_t jit_return(State *S, CallInfo *ci, int a, int n) {
+    Value *base = ci->func + 1;
+    if (n < 0) n = (int)(S->top - (base + a));
+    if (vm_needs_close(S, base)) {
+        S->top = base + a + n;
+        vm_close(S, base, NULL); /* __close handlers may move the stack */
+        base = ci->func + 1;
+    }
+    if (jit_prof) vm_prof_frame_exit(ci, true);
+    vm_move_results(S, ci, ci->func->u.lf->p, base + a, n);
+    if (ci->callstatus & CIST_FRESH) return 0;
+    int wanted = ci->nresults;
+    ci = ci->prev;
+    S->ci = ci;
+    if (wanted != VM_MULTRET) S->top = ci->top;
+    if (jit_prof) vm_prof_frame_back(ci);
+    return code_at(ci->func->u.lf->p, ci->savedpc);
+}
+
+/* OP_TAILCALL from compiled code (ci->savedpc set): the interpreter's L_TAILCALL. The callee
+ * replaces the frame: a Lua one becomes S->ci and the result is its code; a C function runs
+ * and its results are returned as by jit_return. */
+uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b) {
+    Value *base = ci->func + 1, *ra = base + a;
+    if (b != 0)
+        S->top = ra + b;
+    else
+        b = (int)(S->top - ra);
+    if (jit_prof) vm_prof_frame_exit(ci, false);
+    if (S->openupval != NULL && S->openupval->v >= base) vm_closeupvals(S, base);
+    CallInfo *nci = vm_pretailcall(S, ci, ra, b);
+    if (nci == NULL) return jit_return(S, ci, a, (int)(S->top - (ci->func + 1 + a)));
+    return enter_frame(S, nci);
+}

@@ -1,0 +1,254 @@
+/* jit_internal.h: what the files of jit/ share and nothing outside jit/ sees: the compiler
+ * state (Comp), the register convention, the helpers templates call across files and the
+ * templates themselves (tpl_*), which jit_compile.c's template table lists by opcode.
+ *
+ * A Proto is compiled whole: one template per bytecode instruction, laid out in bytecode
+ * order, each starting at a label of its pc. An instruction without a template compiles to a
+ * step: the interpreter runs it (vm_jit_step) and compiled code goes on. A template's type
+ * guards jump to an out-of-line step of the instruction's own pc, so the interpreter executes
+ * the whole instruction (templates write nothing before their guards have passed). Calls and
+ * returns between compiled frames switch frames without leaving compiled code. Instructions
+ * are assembled by Zydis's encoder (jit_asm.h); branches are always emitted in their rel32
+ * form and patched once every label is placed.
+ *
+ * Register convention inside compiled code (System V callee-saved, so calls to C helpers
+ * keep them): rbx = base (the frame's R[0]), r12 = ci, r13 = S, r15 = the LClosure, r14 =
+ * the profiling stream while profiling. rax, rcx, rdx, rsi, rdi, r8, r9, xmm0, xmm1 are
+ * scratch. */
+#ifndef JIT_INTERNAL_H
+#define JIT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jit_api.h"
+#include "jit_asm.h"
+#include "ev_api.h"
+#include "vm_opcodes.h"
+#include "vm_state.h"
+
+/* ======================================================================
+ * Configuration (jit_configure, jit_compile.c)
+ * ====================================================================== */
+
+extern JitOptions jit_opts;
+
+/* Profiling under the JIT (vm_main.c says which analyses): compiled code emits the events
+ * the instrumented interpreter would (jit/README.md), calls made through C helpers have
+ * theirs from the VM (vm_prof_frame_start and friends).
+ * The thread's stream (vm_prof_tl) is kept in r14, read from thread-local storage (a %fs
+ * offset, the same for every thread) at entry and after every call into C, since a green
+ * thread may come back on another carrier. */
+extern bool jit_prof;          /* profiling: compiled code emits events */
+extern int jit_prof_kind;      /* VM_PS_*: which inline enqueue, if any */
+extern int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
+
+/* ======================================================================
+ * The compiler's state
+ * ====================================================================== */
+
+/* The register convention (above): the frame's state, then scratch registers. */
+#define RBASE ZYDIS_REGISTER_RBX
+#define RCI ZYDIS_REGISTER_R12
+#define RS ZYDIS_REGISTER_R13
+#define RCL ZYDIS_REGISTER_R15
+#define RPS ZYDIS_REGISTER_R14 /* the profiling stream, while profiling (jit_prof) */
+#define RAX ZYDIS_REGISTER_RAX
+#define RCX ZYDIS_REGISTER_RCX
+#define RDI ZYDIS_REGISTER_RDI
+#define RSI ZYDIS_REGISTER_RSI
+#define RDX ZYDIS_REGISTER_RDX
+#define R8 ZYDIS_REGISTER_R8
+#define R9 ZYDIS_REGISTER_R9
+#define EAX ZYDIS_REGISTER_EAX
+#define XMM0 ZYDIS_REGISTER_XMM0
+#define XMM1 ZYDIS_REGISTER_XMM1
+
+/* R[x]'s payload and tag as memory operands. */
+#define VAL(x) M(RBASE, 16 * (int64_t)(x), 8)
+#define TAG(x) M(RBASE, 16 * (int64_t)(x) + (int64_t)offsetof(Value, tt), 4)
+#define WHOLE(x) M(RBASE, 16 * (int64_t)(x), 16)
+
+/* One compilation (compile_locked, under the JIT's lock): the code being assembled, the
+ * labels templates jump to, the out-of-line pieces to place after the templates. Every
+ * array is owned by compile_locked and freed before it returns, except at, which becomes
+ * JitCode.at. */
+typedef struct Comp {
+    Asm a;
+    Proto *p;
+    int n;             /* p->ncode */
+    int step0;         /* label of the out-of-line step of pc j, where its template's guards
+                          go: step0 + j (placed only if used) */
+    bool *stepused;
+    int epilogue;      /* label: store rax in ci->savedpc, restore, return rax */
+    int sw;            /* label: switch to the frame S->ci and jump to rax (calls, returns) */
+    int resume;        /* label: give S->ci back to the interpreter at its savedpc */
+    int fresh;         /* label: a CIST_FRESH frame returned; restore, return NULL */
+    int dispatch;      /* label: poll, then jump to the code of the pc in rax (after a step) */
+    int callentry;     /* label: where compiled calls enter (EV_CALL while profiling, then pc 0) */
+    struct Slow { int slow, back, arg; uintptr_t fn; uint64_t imm; } *slow;
+                       /* out-of-line calls of profiling slow paths (jit_emit_slow_stubs) */
+    int nslow, capslow;
+    uintptr_t pathbias; /* path profiling: the function's action table (vm_pathprof.h), or
+                          VM_PATH_OFF: no path code */
+    uint32_t fid;      /* the function's id in profiles (0 when not profiling) */
+    struct Edge { int stub, from, o, to; } *edge; /* out-of-line path actions on branch edges */
+    int nedge, capedge;
+    const void **at;   /* JitCode.at being built: filled once the code is placed */
+    bool *tmpl;        /* per pc: has a template (else it is stepped), for -Xdump=jit */
+    int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
+    int *backedge;     /* per back-edge target: out-of-line poll-then-jump label, or -1 (for
+                          conditional branches that go backwards) */
+    size_t templates_end;
+} Comp;
+
+static inline int L(Comp *c, int pc) { return pc; } /* the label of pc's template is pc */
+
+/* The out-of-line step of [pc], where its template's failed guards go. */
+static inline int STEP(Comp *c, int pc) {
+    c->stepused[pc] = true;
+    return c->step0 + pc;
+}
+
+static inline void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, R(r), I((int64_t)v)); }
+
+/* ======================================================================
+ * Code memory (jit_mcode.c; jit_mem_publish and jit_disasm are in jit_api.h)
+ * ====================================================================== */
+
+/* The line "START SIZE lua:[name]" of the [n] bytes at [code] appended to
+ * /tmp/perf-PID.map (-Xjit.perfmap), which perf report reads; nothing if it cannot be opened. */
+void jit_perfmap_add(const void *code, size_t n, const char *name);
+
+/* ======================================================================
+ * Steps, safepoints, base and stream (jit_step.c)
+ * ====================================================================== */
+
+/* r14 = this thread's profiling stream (vm_prof_tl), while profiling. */
+void jit_load_stream(Comp *c);
+
+/* Re-derive base after a call that may have moved the stack (the interpreter's Protect),
+ * and the stream. */
+void jit_reload_base(Comp *c);
+
+/* Back-edge safepoint, then on to pc [target]: the slow path is out of line. */
+void jit_poll_then_jump(Comp *c, int target);
+
+/* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after
+ * [pc], S->top = ci->top; then rdi = S. Uses rax. */
+void jit_emit_protect(Comp *c, int pc);
+
+/* The instruction at [pc] run by the interpreter (vm_jit_step); [inline_next]: the next
+ * template follows, so an instruction that never jumps falls through to it. */
+void jit_emit_step(Comp *c, int pc, bool inline_next);
+
+/* ======================================================================
+ * Operands of arithmetic and comparisons (jit_tpl_arith.c)
+ * ====================================================================== */
+
+/* An operand of an arithmetic template: a register or a numeric constant. */
+typedef struct Src {
+    int reg;          /* >= 0: R[reg]; -1: constant */
+    bool isint;       /* constant: integer (else float) */
+    int64_t i;
+    double f;
+} Src;
+
+static inline Src src_reg(int r) { return (Src){r, false, 0, 0}; }
+static inline Src src_const(const Value *v) {
+    Src s = {-1, v->tt == VT_INT, 0, 0};
+    if (s.isint) s.i = v->u.i;
+    else s.f = v->u.n;
+    return s;
+}
+static inline Src src_int(int64_t i) { return (Src){-1, true, i, 0}; }
+
+static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* xmm := the operand as a double; a non-number register is stepped at [pc]. */
+void jit_load_num(Comp *c, ZydisRegister xmm, Src s, int pc);
+
+/* ======================================================================
+ * Profiling code (jit_tpl_prof.c); each emits nothing when not profiling or when no analysis
+ * needs it
+ * ====================================================================== */
+
+/* The function's id in profiles (given on first use). */
+uint32_t jit_prof_id(Proto *p);
+
+/* Enqueue the event in rdx into the thread's stream (r14). Uses rax. */
+void jit_emit_enqueue(Comp *c);
+
+/* EV_LOAD / EV_STORE [kind] of the heap address [addr + disp]. Uses rax, rdx. */
+void jit_emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp);
+
+/* cab_reserve's check inline for [bytes] (or, [in_rdx], rdx bytes) of room; else to [slow]. */
+void jit_reserve_check(Comp *c, bool in_rdx, int64_t bytes, int slow);
+
+/* At a safepoint: room for the heap-access events up to the next one. Uses rax. */
+void jit_emit_reserve(Comp *c);
+
+/* The Ball-Larus action of outcome [o] of the branch at [pc], inline. */
+void jit_emit_path_action(Comp *c, int pc, unsigned o);
+
+/* The label a branch of [from] with outcome [o] goes to on its way to [label]: [label], or a
+ * stub applying the path action (placed by jit_emit_edge_stubs). */
+int jit_edge_label(Comp *c, int from, unsigned o, int label);
+void jit_emit_edge_stubs(Comp *c);
+
+/* A call into C out of line that keeps every caller-saved register: [fn](rdi), rdi being
+ * rdx (SLOW_RDX), r12 (SLOW_CI) or [imm] (SLOW_IMM), then back to [back]; its label.
+ * jit_emit_slow_stubs places them all. */
+enum { SLOW_RDX, SLOW_CI, SLOW_IMM };
+int jit_slow_call(Comp *c, void *fn, int arg, uint64_t imm, int back);
+void jit_emit_slow_stubs(Comp *c);
+
+/* A frame's start at a compiled call's entry (r12 = the new frame), and its exit at a compiled
+ * return (r12 = the frame returning): the instrumented interpreter's events. */
+void jit_emit_frame_start(Comp *c);
+void jit_emit_frame_exit(Comp *c);
+
+/* ======================================================================
+ * Helpers compiled code calls (jit_frame.c): each returns 0 (go on in this frame, or a
+ * CIST_FRESH frame returned), 1 (the interpreter continues S->ci) or the code to enter in
+ * the frame S->ci
+ * ====================================================================== */
+
+uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults);
+uintptr_t jit_return(State *S, CallInfo *ci, int a, int n);
+uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b);
+
+/* ======================================================================
+ * Templates, one per opcode or group of opcodes, listed by opcode in jit_compile.c's table
+ * ====================================================================== */
+
+/* A template: emits the code of instruction [i] at [pc] of [p] into [a] (c->p and &c->a,
+ * given as the switch that preceded the table had them), [ra] being its A operand. */
+typedef void TplEmit(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra);
+
+/* Whether the instruction at [pc] has a template, for opcodes where its operands decide. */
+typedef bool TplOk(const Comp *c, int pc);
+
+/* jit_tpl_move.c */
+TplEmit tpl_move, tpl_loadk, tpl_loadi, tpl_loadf, tpl_loadnil, tpl_loadfalse, tpl_loadtrue;
+
+/* jit_tpl_arith.c. tpl_arith: ADD SUB MUL DIV BAND BOR BXOR and their K forms, with
+ * tpl_arithk_ok (ADDK SUBK MULK DIVK) and tpl_bitk_ok (BANDK BORK BXORK); tpl_mod: MOD, MODK. */
+TplEmit tpl_addi, tpl_arith, tpl_mod, tpl_unm, tpl_not, tpl_len;
+TplOk tpl_arithk_ok, tpl_bitk_ok, tpl_modk_ok;
+
+/* jit_tpl_branch.c. tpl_lt: LT, LE; tpl_cmpi: LTI LEI GTI GEI; tpl_eqk: EQK, EQI;
+ * tpl_cond_ok: every test (EQ .. TESTSET); tpl_eqk_ok: EQK. */
+TplEmit tpl_jmp, tpl_lt, tpl_cmpi, tpl_eq, tpl_eqk, tpl_test, tpl_testset;
+TplOk tpl_cond_ok, tpl_eqk_ok;
+
+/* jit_tpl_table.c. tpl_upval: GETUPVAL, SETUPVAL; tpl_gettable: GETTABLE, GETI; tpl_settable:
+ * SETTABLE, SETI; tpl_getfield: GETFIELD, GETTABUP; tpl_setfield: SETFIELD, SETTABUP. */
+TplEmit tpl_upval, tpl_gettable, tpl_settable, tpl_getfield, tpl_setfield, tpl_newtable;
+TplOk tpl_geti_ok, tpl_seti_ok;
+
+/* jit_tpl_call.c. tpl_return: RETURN, RETURN0, RETURN1. */
+TplEmit tpl_call, tpl_tailcall, tpl_return, tpl_forprep, tpl_forloop;
+
+#endif

@@ -1,0 +1,87 @@
+/* jit_step.c: the sequences every template and the driver share: steps through the
+ * interpreter, safepoint polls on back edges, re-deriving base and the profiling stream. */
+#include "jit_internal.h"
+
+#include "vm_do.h"
+#include "vm_thread.h"
+
+/* r14 = this thread's profiling stream (vm_prof_tl), while profiling. */
+void jit_load_stream(Comp *c) {
+    if (!jit_prof) return;
+    ZydisEncoderRequest r; /* mov r14, fs:[offset] */
+    memset(&r, 0, sizeof r);
+    r.mnemonic = ZYDIS_MNEMONIC_MOV;
+    r.prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+    r.operand_count = 2;
+    r.operands[0] = R(RPS);
+    r.operands[1] = M(ZYDIS_REGISTER_NONE, jit_tls_stream, 8);
+    jit_encode(&c->a, &r);
+}
+
+/* Re-derive base after a call that may have moved the stack (the interpreter's Protect). */
+void jit_reload_base(Comp *c) {
+    INS2(&c->a, MOV, R(RBASE), M(RCI, offsetof(CallInfo, func), 8));
+    INS2(&c->a, ADD, R(RBASE), I(16));
+    jit_load_stream(c); /* the call may have moved this green thread to another carrier */
+}
+
+/* Back-edge safepoint: the interpreter's POLL, one load and compare-and-branch; the slow
+ * path (out of line) stores savedpc and calls vm_poll_slow, then continues at [target]. */
+void jit_poll_then_jump(Comp *c, int target) {
+    jit_emit_reserve(c); /* a back edge: room for the loop body's heap accesses */
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_poll_word);
+    INS2(&c->a, CMP, M(RAX, 0, 4), I(0));
+    if (c->pollslow[target] < 0) c->pollslow[target] = jit_new_label(&c->a);
+    JMP(&c->a, JNZ, c->pollslow[target]);
+    JMP(&c->a, JMP, L(c, target));
+}
+
+/* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after
+ * [pc], S->top = ci->top; then rdi = S (for vm_forprep, vm_table_new). Uses rax. */
+void jit_emit_protect(Comp *c, int pc) {
+    Asm *a = &c->a;
+    Proto *p = c->p;
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, top), 8));
+    INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    INS2(a, MOV, R(RDI), R(RS));
+}
+
+/* Instructions after which the interpreter always goes on with the next one (so a step of
+ * them falls through to the next template); every other one may jump or skip. */
+static bool falls_through(OpCode op) {
+    switch (op) {
+    case OP_MOVE: case OP_LOADK: case OP_LOADI: case OP_LOADF: case OP_LOADNIL: case OP_LOADFALSE:
+    case OP_LOADTRUE: case OP_GETUPVAL: case OP_SETUPVAL: case OP_GETTABUP: case OP_GETTABLE:
+    case OP_GETI: case OP_GETFIELD: case OP_SETTABUP: case OP_SETTABLE: case OP_SETI: case OP_SETFIELD:
+    case OP_NEWTABLE: case OP_SELF: case OP_ADDI: case OP_ADDK: case OP_SUBK: case OP_MULK: case OP_MODK:
+    case OP_POWK: case OP_DIVK: case OP_IDIVK: case OP_BANDK: case OP_BORK: case OP_BXORK: case OP_ADD:
+    case OP_SUB: case OP_MUL: case OP_MOD: case OP_POW: case OP_DIV: case OP_IDIV: case OP_BAND:
+    case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR: case OP_UNM: case OP_BNOT: case OP_NOT:
+    case OP_LEN: case OP_CONCAT: case OP_CLOSE: case OP_TBC: case OP_CLOSURE: case OP_VARARG:
+    case OP_TFORCALL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The instruction at [pc] run by the interpreter (vm_jit_step), for instructions without a
+ * template and templates whose guards failed: errors, metamethods, coercions and messages
+ * are the interpreter's, and compiled code goes on at the pc it leaves in savedpc. No
+ * call, tail call or return is ever stepped: they have templates that never fail. */
+void jit_emit_step(Comp *c, int pc, bool inline_next) {
+    Asm *a = &c->a;
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc));
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(RSI), R(RCI));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_jit_step);
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    if (!falls_through((OpCode)vm_op(c->p->code[pc])))
+        JMP(a, JMP, c->dispatch);
+    else if (!inline_next)
+        JMP(a, JMP, L(c, pc + 1));
+}

@@ -1,0 +1,218 @@
+/* jit_tpl_call.c: the templates of calls, returns and numeric for loops. */
+#include "jit_internal.h"
+
+#include "vm_do.h"
+#include "vm_meta.h"
+#include "vm_prof.h"
+
+/* After jit_call / jit_return / jit_tailcall (rax): 0 goes to [zero], 1 to the interpreter
+ * (resume), anything else is code to enter in the frame S->ci (sw). */
+static void after_frame_helper(Comp *c, int zero) {
+    INS2(&c->a, CMP, R(RAX), I(1));
+    JMP(&c->a, JB, zero);
+    JMP(&c->a, JZ, c->resume);
+    JMP(&c->a, JMP, c->sw);
+}
+
+/* jit_return or jit_tailcall(S, ci, [a], [n]) for the instruction at [pc] (savedpc after it,
+ * as the interpreter leaves it), then where the helper says: a fresh frame's return (0) goes
+ * back to the interpreter that handed over. */
+static void call_frame_helper(Comp *c, int pc, uintptr_t (*fn)(State *, CallInfo *, int, int), int a, int n) {
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc + 1));
+    INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(&c->a, MOV, R(RDI), R(RS));
+    INS2(&c->a, MOV, R(RSI), R(RCI));
+    INS2(&c->a, MOV, R(ZYDIS_REGISTER_EDX), I(a));
+    INS2(&c->a, MOV, R(ZYDIS_REGISTER_ECX), I(n));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)fn);
+    INS1(&c->a, CALL, R(RAX));
+    after_frame_helper(c, c->fresh);
+}
+
+/* rcx = the word at [field] of the compiled code of the Proto in [proto] (JitCode.at or
+ * .callentry); to [slow] when it has none (not compiled yet, or cannot be). */
+static void jit_code_field(Comp *c, ZydisRegister proto, size_t field, int slow) {
+    INS2(&c->a, MOV, R(RCX), M(proto, offsetof(Proto, jit), 8));
+    INS2(&c->a, TEST, R(RCX), R(RCX));
+    JMP(&c->a, JZ, slow);
+    INS2(&c->a, MOV, R(RCX), M(RCX, (int64_t)field, 8));
+    INS2(&c->a, TEST, R(RCX), R(RCX));
+    JMP(&c->a, JZ, slow);
+}
+
+/* FORPREP */
+void tpl_forprep(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* vm_forprep does the checks, errors and the iteration count: call it as the
+     * interpreter does (savedpc after this instruction, top = ci->top, base again) */
+    jit_emit_protect(c, pc);
+    INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_forprep);
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
+    JMP(a, JNZ, jit_edge_label(c, pc, 1, L(c, pc + 1 + vm_sbx(i))));
+    jit_emit_path_action(c, pc, 0);
+}
+
+/* FORLOOP */
+void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
+    int done = pc + 1;
+    INS2(a, CMP, TAG(ra + 2), I(VT_INT));
+    JMP(a, JNZ, STEP(c, pc));
+    INS2(a, MOV, R(RAX), VAL(ra + 1));
+    INS2(a, TEST, R(RAX), R(RAX));
+    JMP(a, JZ, jit_edge_label(c, pc, 0, L(c, done)));
+    INS1(a, DEC, R(RAX));
+    INS2(a, MOV, VAL(ra + 1), R(RAX));
+    INS2(a, MOV, R(RAX), VAL(ra));
+    INS2(a, ADD, R(RAX), VAL(ra + 2));
+    INS2(a, MOV, VAL(ra), R(RAX));
+    INS2(a, MOV, VAL(ra + 3), R(RAX));
+    INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+    jit_emit_path_action(c, pc, 1);
+    jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
+}
+
+/* CALL */
+void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* jit_call sets the callee's frame up (or runs a C function) and says where to go:
+     * 0: a C function ran, carry on here; 1: the interpreter continues S->ci; else the
+     * address of the callee's code, entered with the frame switched to S->ci. No native
+     * frame is pushed for a Lua call: compiled frames all run on the one native frame of
+     * the hand-over, as interpreted ones run in one C frame of the interpreter. */
+    int b = (int)vm_b(i), cont = jit_new_label(a), slow = jit_new_label(a);
+    if (b != 0) {
+        /* Inline, as most calls go: a Lua function of exactly b - 1 fixed parameters,
+         * already compiled, room on the stack and a CallInfo record to reuse. The guards
+         * come first and write nothing; then the frame is set up as L_CALL sets it and
+         * its code entered. Anything else: jit_call. */
+        int nargs = b - 1;
+        INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));                 /* ra */
+        INS2(a, CMP, M(RDX, offsetof(Value, tt), 4), I(VT_LFUNC));
+        JMP(a, JNZ, slow);
+        INS2(a, MOV, R(R8), M(RDX, 0, 8));                                    /* closure */
+        INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));                /* proto */
+        INS2(a, CMP, M(RSI, offsetof(Proto, is_vararg), 1), I(0));
+        JMP(a, JNZ, slow);
+        INS2(a, CMP, M(RSI, offsetof(Proto, numparams), 1), I(nargs));
+        JMP(a, JNZ, slow);
+        INS2(a, MOVZX, R(EAX), M(RSI, offsetof(Proto, maxstack), 2));
+        INS2(a, SHL, R(RAX), I(4));
+        INS2(a, LEA, R(RAX), MX(RDX, RAX, 1, 16, 8));                         /* its top */
+        INS2(a, LEA, R(RCX), M(RAX, 32 * (int64_t)nargs, 8));                 /* L_CALL's room */
+        INS2(a, CMP, R(RCX), M(RS, offsetof(State, stack_last), 8));
+        JMP(a, JNB, slow);
+        jit_code_field(c, RSI, offsetof(JitCode, callentry), slow);
+        INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, next), 8));
+        INS2(a, TEST, R(RDI), R(RDI));
+        JMP(a, JZ, slow);
+        load_imm64(c, R9, (uint64_t)(uintptr_t)(p->code + pc + 1));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(R9));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, func), 8), R(RDX));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, nresults), 4), I((int64_t)vm_c(i) - 1));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, callstatus), 2), I(0));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, top), 8), R(RAX));
+        INS2(a, MOV, R(R9), M(RSI, offsetof(Proto, code), 8));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, savedpc), 8), R(R9));
+        INS2(a, MOV, M(RDI, offsetof(CallInfo, nextra), 4), I(0));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+        INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
+        INS2(a, MOV, R(RCI), R(RDI));
+        INS2(a, LEA, R(RBASE), M(RDX, 16, 8));
+        INS2(a, MOV, R(RCL), R(R8));
+        if (jit_prof && (vm_prof_needs & PROF_NEED_SITE)) {
+            /* the call site: [this pc | the caller's id], as call_site gives it */
+            uint32_t id = jit_prof_id(p);
+            uint64_t site = (uint64_t)(uint32_t)pc | (id <= EV_DEPTH_MAX ? (uint64_t)id << 32 : 0);
+            load_imm64(c, RDX, ev_make(EV_SITE, site));
+            jit_emit_enqueue(c);
+        }
+        INS1(a, JMP, R(RCX));
+    }
+    jit_bind(a, slow);
+    if (b != 0) {
+        INS2(a, LEA, R(RAX), M(RBASE, 16 * (int64_t)(ra + b), 8));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    }
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(RSI), R(RCI));
+    INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I((int64_t)vm_c(i) - 1));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_call);
+    INS1(a, CALL, R(RAX));
+    after_frame_helper(c, cont);
+    jit_bind(a, cont);
+    jit_reload_base(c);
+}
+
+/* TAILCALL */
+void tpl_tailcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* jit_tailcall: the interpreter's L_TAILCALL; then as after a return */
+    call_frame_helper(c, pc, jit_tailcall, ra, (int)vm_b(i));
+}
+
+/* RETURN, RETURN0, RETURN1 */
+void tpl_return(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* jit_return does the interpreter's return and says where to go: 0: the frame was
+     * CIST_FRESH (back to C through the interpreter); 1: the interpreter continues the
+     * caller; else the caller's compiled code at its savedpc. */
+    int n = vm_op(i) == OP_RETURN0 ? 0 : vm_op(i) == OP_RETURN1 ? 1 : (int)vm_b(i) - 1;
+    int slow = jit_new_label(a);
+    if (vm_op(i) != OP_RETURN && !p->is_vararg) {
+        /* Inline, as most returns go: nothing to close, not entered from C, the caller
+         * wants exactly the results given and has compiled code. Guards first; then the
+         * result is moved, the caller becomes S->ci and its code goes on at its savedpc. */
+        int noup = jit_new_label(a);
+        INS2(a, MOV, R(RAX), M(RS, offsetof(State, openupval), 8));
+        INS2(a, TEST, R(RAX), R(RAX));
+        JMP(a, JZ, noup);
+        INS2(a, CMP, M(RAX, offsetof(UpVal, v), 8), R(RBASE));
+        JMP(a, JNB, slow);
+        jit_bind(a, noup);
+        INS2(a, CMP, M(RS, offsetof(State, ntbc), 4), I(0));
+        JMP(a, JNZ, slow);
+        INS2(a, TEST, M(RCI, offsetof(CallInfo, callstatus), 2), I(CIST_FRESH));
+        JMP(a, JNZ, slow);
+        INS2(a, CMP, M(RCI, offsetof(CallInfo, nresults), 4), I(n));
+        JMP(a, JNZ, slow);
+        INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, prev), 8));            /* caller */
+        INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+        INS2(a, MOV, R(R8), M(RAX, 0, 8));                                    /* its closure */
+        INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));
+        jit_code_field(c, RSI, offsetof(JitCode, at), slow);
+        INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
+        INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
+        INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+        if (jit_prof) { /* the events of 'ret' in the instrumented interpreter */
+            jit_emit_frame_exit(c);
+            INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+        }
+        if (n == 1) {
+            INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
+            INS2(a, MOV, R(RDX), M(RCI, offsetof(CallInfo, func), 8));
+            INS2(a, MOVDQA, M(RDX, 0, 16), R(XMM0));
+        }
+        INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
+        INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, top), 8));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RDX));
+        INS2(a, MOV, R(RCI), R(RDI));
+        INS2(a, LEA, R(RBASE), M(RAX, 16, 8));
+        INS2(a, MOV, R(RCL), R(R8));
+        if (jit_prof && (vm_prof_needs & PROF_NEED_MEM) && jit_prof_kind == VM_PS_EXHAUSTIVE) {
+            /* control back in the caller (rsi: its Proto): vm_prof_frame_room(its Proto)
+             * events of 8 bytes, as jit_emit_reserve for a size known only now */
+            _Static_assert(VM_PROF_ROOM_PER_INSTR * sizeof(uint64_t) == 1u << 4, "the shift below");
+            int back = jit_new_label(a);
+            INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
+            INS2(a, SHL, R(RDX), I(4)); /* ncode x VM_PROF_ROOM_PER_INSTR x 8 bytes */
+            jit_reserve_check(c, true, 0, jit_slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back));
+            jit_bind(a, back);
+        }
+        INS1(a, JMP, R(RCX));
+    }
+    jit_bind(a, slow);
+    call_frame_helper(c, pc, jit_return, ra, n);
+}

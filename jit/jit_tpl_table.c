@@ -1,0 +1,250 @@
+/* jit_tpl_table.c: the templates of table and upvalue accesses and table creation. */
+#include "jit_internal.h"
+
+#include "vm_string.h"
+#include "vm_table.h"
+
+/* The first probe of a string-key lookup inline (vm_table_getstr_inline's first step), for
+ * table rdi and constant key [key]: if the node at hash & hmask holds [key] itself, rax gets
+ * its value slot and control goes to [hit]; otherwise falls through with rdi and rsi (the key)
+ * set for the out-of-line lookup. The key is read whole (vm_load16: another thread may be
+ * storing it) and only the copy is inspected; hmask is read before node, as lookups must
+ * (it never exceeds the mask of the block node points to). Uses rax, rcx, rdx, xmm0, xmm1. */
+static void probe_str(Comp *c, String *key, int hit) {
+    Asm *a = &c->a;
+    uint32_t h = key->hash != 0 ? key->hash : vm_string_hash(key);
+    int miss = jit_new_label(a);
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), M(RDI, offsetof(Table, hmask), 4));
+    INS2(a, MOV, R(RAX), M(RDI, offsetof(Table, node), 8));
+    INS2(a, AND, R(ZYDIS_REGISTER_ECX), I((int64_t)(int32_t)h));
+    INS2(a, SHL, R(RCX), I(5)); /* sizeof(Node) */
+    INS2(a, LEA, R(RAX), MX(RAX, RCX, 1, offsetof(TabNodes, n), 8));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    load_imm64(c, RSI, (uint64_t)(uintptr_t)key);
+    INS2(a, MOVQ, R(RDX), R(XMM0));
+    INS2(a, CMP, R(RDX), R(RSI));
+    JMP(a, JNZ, miss);
+    jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
+    INS2(a, MOVD, R(ZYDIS_REGISTER_EDX), R(XMM1));
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_STR));
+    JMP(a, JNZ, miss);
+    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
+    JMP(a, JMP, hit);
+    jit_bind(a, miss);
+}
+
+/* rdi = the table in R[reg], or ([up]) in upvalue [reg], read whole so that the pointer and
+ * the tag come from one 16-byte copy (another thread may be storing it); anything but a table
+ * is stepped at [pc]. Uses rax, xmm0, xmm1. */
+static void table_operand(Comp *c, int pc, int reg, bool up) {
+    Asm *a = &c->a;
+    if (!up) {
+        INS2(a, CMP, TAG(reg), I(VT_TABLE));
+        JMP(a, JNZ, STEP(c, pc));
+        INS2(a, MOV, R(RDI), VAL(reg));
+        return;
+    }
+    INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
+    INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    INS2(a, MOVQ, R(RDI), R(XMM0));
+    jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
+    INS2(a, MOVD, R(EAX), R(XMM1));
+    INS2(a, CMP, R(EAX), I(VT_TABLE));
+    JMP(a, JNZ, STEP(c, pc));
+}
+
+/* The end of a table read, as the interpreter's: the value at [slot] read whole, a hit unless
+ * it is nil and the table [table] has a metatable (then stepped at [pc]: __index); R[ra]
+ * takes it (an EV_LOAD of the slot while profiling). */
+static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table) {
+    Asm *a = &c->a;
+    int store = jit_new_label(a);
+    INS2(a, MOVDQA, R(XMM0), M(slot, 0, 16));
+    INS2(a, CMP, M(slot, offsetof(Value, tt), 4), I(VT_NIL));
+    JMP(a, JNZ, store);
+    INS2(a, CMP, M(table, offsetof(Table, meta), 8), I(0));
+    JMP(a, JNZ, STEP(c, pc));
+    jit_bind(a, store);
+    jit_emit_mem(c, EV_LOAD, slot, 0);
+    INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+}
+
+/* xmm0 = RK(C) of [i], whole. Uses rdx. */
+static void load_rkc(Comp *c, Instr i) {
+    if (vm_k(i)) {
+        load_imm64(c, RDX, (uint64_t)(uintptr_t)&c->p->k[vm_c(i)]);
+        INS2(&c->a, MOVDQA, R(XMM0), M(RDX, 0, 16));
+    } else {
+        INS2(&c->a, MOVDQA, R(XMM0), WHOLE(vm_c(i)));
+    }
+}
+
+/* GETUPVAL, SETUPVAL */
+void tpl_upval(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* upvals[B]->v, then the whole Value in one 16-byte access (another thread may be
+     * writing the same upvalue: vm_value.h) */
+    INS2(a, MOV, R(RCX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
+    INS2(a, MOV, R(RCX), M(RCX, offsetof(UpVal, v), 8));
+    if (vm_op(i) == OP_GETUPVAL) {
+        INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
+        jit_emit_mem(c, EV_LOAD, RCX, 0);
+        INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+    } else {
+        jit_emit_mem(c, EV_STORE, RCX, 0);
+        INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
+        INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
+    }
+}
+
+/* GETTABLE, GETI */
+void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* The array part only (vm_interp_body.h's first fast path): a table, an integer key
+     * in 1..size; a nil slot is a hit only if the table has no metatable. Everything
+     * else (hash part, __index, non-tables) is stepped. The slot is read whole (16 bytes):
+     * other threads may be writing it. */
+    int rb = (int)vm_b(i);
+    bool konst = vm_op(i) == OP_GETI;
+    int other = konst ? STEP(c, pc) : jit_new_label(a); /* GETTABLE: any other key */
+    table_operand(c, pc, rb, false);
+    INS2(a, MOV, R(RAX), R(RDI));                                    /* Table * */
+    if (!konst) {
+        INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
+        JMP(a, JNZ, other);
+    }
+    INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));          /* TabArr * */
+    INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
+    if (konst) {
+        INS2(a, CMP, R(RSI), I((int64_t)vm_c(i) - 1));
+        JMP(a, JBE, STEP(c, pc));                                     /* size <= key - 1 */
+        if (vm_c(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_c(i) - 1)));
+    } else {
+        INS2(a, MOV, R(RDX), VAL(vm_c(i)));
+        INS1(a, DEC, R(RDX));
+        INS2(a, CMP, R(RDX), R(RSI));
+        JMP(a, JNB, other);                                           /* unsigned: key < 1 too */
+        INS2(a, SHL, R(RDX), I(4));
+        INS2(a, ADD, R(RCX), R(RDX));
+    }
+    INS2(a, ADD, R(RCX), I(offsetof(TabArr, v)));                   /* the slot */
+    if (!konst) {
+        /* other keys: vm_table_get (raw, never raises or allocates), as the interpreter */
+        int got = jit_new_label(a);
+        JMP(a, JMP, got);
+        jit_bind(a, other);
+        INS1(a, PUSH, R(RAX)); /* keep the table across the call (and rsp 16-byte aligned) */
+        INS1(a, PUSH, R(RAX));
+        INS2(a, MOV, R(RDI), R(RAX));
+        INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)vm_c(i), 8));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_get);
+        INS1(a, CALL, R(RAX));
+        INS2(a, MOV, R(RCX), R(RAX));
+        INS1(a, POP, R(RAX));
+        INS1(a, POP, R(RAX));
+        jit_bind(a, got);
+    }
+    finish_get(c, pc, ra, RCX, RAX);
+}
+
+/* GETI: key 0 never is in the array part. */
+bool tpl_geti_ok(const Comp *c, int pc) { return vm_c(c->p->code[pc]) >= 1; }
+
+/* SETTABLE, SETI */
+void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* Array part only: R[A] a table, the key an integer in 1..size, and the slot not nil
+     * or no metatable (no __newindex to consult); the value stored whole. */
+    bool konst = vm_op(i) == OP_SETI;
+    INS2(a, CMP, TAG(ra), I(VT_TABLE));
+    JMP(a, JNZ, STEP(c, pc));
+    if (!konst) {
+        INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
+    int store = jit_new_label(a);
+    INS2(a, MOV, R(RAX), VAL(ra));
+    INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));
+    INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
+    if (konst) {
+        INS2(a, CMP, R(RSI), I((int64_t)vm_b(i) - 1));
+        JMP(a, JBE, STEP(c, pc));
+        if (vm_b(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_b(i) - 1)));
+    } else {
+        INS2(a, MOV, R(RDX), VAL(vm_b(i)));
+        INS1(a, DEC, R(RDX));
+        INS2(a, CMP, R(RDX), R(RSI));
+        JMP(a, JNB, STEP(c, pc));
+        INS2(a, SHL, R(RDX), I(4));
+        INS2(a, ADD, R(RCX), R(RDX));
+    }
+    INS2(a, CMP, M(RCX, (int64_t)offsetof(TabArr, v) + 8, 4), I(VT_NIL));
+    JMP(a, JNZ, store);
+    INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
+    JMP(a, JNZ, STEP(c, pc));
+    jit_bind(a, store);
+    jit_emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v));
+    load_rkc(c, i);
+    INS2(a, MOVDQA, M(RCX, offsetof(TabArr, v), 16), R(XMM0));
+}
+
+/* SETI: key 0 never is in the array part. */
+bool tpl_seti_ok(const Comp *c, int pc) { return vm_b(c->p->code[pc]) >= 1; }
+
+/* GETFIELD, GETTABUP */
+void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* A string key: vm_table_getstr (the interpreter's probe; it neither raises nor
+     * allocates, so no savedpc or top) on a table, a nil result a hit only without a
+     * metatable; __index, non-tables and errors are stepped. For GETTABUP the upvalue is read
+     * whole and the table pointer and tag taken from that one copy. */
+    const Value *key = &p->k[vm_c(i)];
+    table_operand(c, pc, (int)vm_b(i), vm_op(i) == OP_GETTABUP);
+    int found = jit_new_label(a), got = jit_new_label(a);
+    probe_str(c, key->u.s, found);
+    INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
+    INS1(a, PUSH, R(RDI));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
+    INS1(a, CALL, R(RAX));
+    INS1(a, POP, R(RCX));
+    INS1(a, POP, R(RCX));
+    JMP(a, JMP, got);
+    jit_bind(a, found);
+    INS2(a, MOV, R(RCX), R(RDI));
+    jit_bind(a, got);
+    finish_get(c, pc, ra, RAX, RCX);
+}
+
+/* SETFIELD, SETTABUP */
+void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
+     * it neither raises nor allocates) gives the slot, which takes the value whole. No
+     * slot (a new key, __newindex) or not a table: stepped. */
+    const Value *key = &p->k[vm_b(i)];
+    table_operand(c, pc, ra, vm_op(i) == OP_SETTABUP);
+    int found = jit_new_label(a), got = jit_new_label(a);
+    probe_str(c, key->u.s, found);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
+    INS1(a, CALL, R(RAX));
+    INS2(a, TEST, R(RAX), R(RAX));
+    JMP(a, JZ, STEP(c, pc));
+    JMP(a, JMP, got);
+    jit_bind(a, found); /* vm_table_slotstr's other condition: a live value */
+    INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+    JMP(a, JZ, STEP(c, pc));
+    jit_bind(a, got);
+    INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
+    jit_emit_mem(c, EV_STORE, RCX, 0);
+    load_rkc(c, i);
+    INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
+}
+
+/* NEWTABLE */
+void tpl_newtable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* vm_table_new as the interpreter calls it (Protect: it allocates, so it may collect) */
+    jit_emit_protect(c, pc);
+    INS2(a, MOV, R(ZYDIS_REGISTER_ESI), I(vm_c(i)));
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(vm_b(i)));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_new);
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    INS2(a, MOV, VAL(ra), R(RAX));
+    INS2(a, MOV, TAG(ra), I(VT_TABLE));
+}
