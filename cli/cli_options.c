@@ -92,6 +92,7 @@ static bool x_jit(const XOption *o, const char *val, Options *opt) {
 
 static bool x_jit_perfmap(const XOption *o, const char *val, Options *opt) {
     if (!no_value(o, val)) return false;
+    if (!TANDEM_JIT) return bad_value(o, "", "this tandem is built without the JIT (-DTANDEM_JIT=OFF)");
     opt->jit_perfmap = true;
     return true;
 }

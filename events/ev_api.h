@@ -1,5 +1,5 @@
-/* ev_api.h: the event vocabulary shared by the writers (the interpreter, the JIT; later the
- * collector) and the readers (profilers/). A leaf: includes only <stdint.h>, so readers
+/* ev_api.h: the event vocabulary shared by the writers (the interpreter and the JIT, through
+ * vm/prof/) and the readers (profilers/). A leaf: includes only <stdint.h>, so readers
  * never depend on the runtime (as Go's trace wire format, golang/go
  * src/internal/trace/tracev2/events.go).
  *
