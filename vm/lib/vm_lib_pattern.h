@@ -1,6 +1,7 @@
-/* vm_lib_pattern.h: private interface between the three files of the string library:
+/* vm_lib_pattern.h: private interface between the four files of the string library:
  * vm_lib_string.c (basic functions, the growable buffer, registration), vm_lib_pattern.c
- * (Lua patterns: find, match, gmatch, gsub) and vm_lib_strfmt.c (string.format). */
+ * (Lua patterns: find, match, gmatch, gsub), vm_lib_strfmt.c (string.format) and
+ * vm_lib_strpack.c (string.pack, unpack, packsize). */
 #ifndef VM_LIB_PATTERN_H
 #define VM_LIB_PATTERN_H
 
@@ -44,6 +45,11 @@ int vm_str_gsub(State *S);
 
 /* Defined in vm_lib_strfmt.c. */
 int vm_str_format(State *S);
+
+/* vm_lib_strpack.c */
+int vm_str_pack(State *S);
+int vm_str_packsize(State *S);
+int vm_str_unpack(State *S);
 
 /* Character classes of Lua patterns, ASCII as in the C locale (lua5.4 never calls
  * setlocale, so its ctype calls behave this way too). */

@@ -1,5 +1,6 @@
 /* vm_lib_string.c: the string library (basic functions and registration) and the string
- * metatable; patterns live in vm_lib_pattern.c, string.format in vm_lib_strfmt.c. */
+ * metatable; patterns live in vm_lib_pattern.c, string.format in vm_lib_strfmt.c, pack and
+ * unpack in vm_lib_strpack.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -266,7 +267,8 @@ static const LibReg string_funcs[] = {
     {"find", vm_str_find},  {"format", vm_str_format}, {"gmatch", vm_str_gmatch},
     {"gsub", vm_str_gsub},  {"len", str_len},         {"lower", str_lower},
     {"match", vm_str_match}, {"rep", str_rep},        {"reverse", str_reverse},
-    {"sub", str_sub},       {"upper", str_upper},     {NULL, NULL},
+    {"sub", str_sub},       {"upper", str_upper},     {"pack", vm_str_pack},
+    {"packsize", vm_str_packsize}, {"unpack", vm_str_unpack}, {NULL, NULL},
 };
 
 static const LibReg string_meta_funcs[] = {
