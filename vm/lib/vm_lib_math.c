@@ -107,6 +107,35 @@ static int math_atan(State *S) {
     return 1;
 }
 
+static int math_deg(State *S) { vm_pushfloat(S, vm_check_number(S, 1) * (180.0 / PI)); return 1; }
+static int math_rad(State *S) { vm_pushfloat(S, vm_check_number(S, 1) * (PI / 180.0)); return 1; }
+
+/* The functions lua5.4 keeps for compatibility with 5.2 (LUA_COMPAT_MATHLIB, which Debian's
+ * lua5.4 is built with): programs written for it call them. */
+static int math_cosh(State *S) { vm_pushfloat(S, cosh(vm_check_number(S, 1))); return 1; }
+static int math_sinh(State *S) { vm_pushfloat(S, sinh(vm_check_number(S, 1))); return 1; }
+static int math_tanh(State *S) { vm_pushfloat(S, tanh(vm_check_number(S, 1))); return 1; }
+static int math_log10(State *S) { vm_pushfloat(S, log10(vm_check_number(S, 1))); return 1; }
+
+static int math_pow(State *S) {
+    vm_Number x = vm_check_number(S, 1);
+    vm_pushfloat(S, pow(x, vm_check_number(S, 2)));
+    return 1;
+}
+
+static int math_frexp(State *S) {
+    int e;
+    vm_pushfloat(S, frexp(vm_check_number(S, 1), &e));
+    vm_pushint(S, e);
+    return 2;
+}
+
+static int math_ldexp(State *S) {
+    vm_Number m = vm_check_number(S, 1);
+    vm_pushfloat(S, ldexp(m, (int)vm_check_integer(S, 2)));
+    return 1;
+}
+
 /* log(x [, base]): bases 2 and 10 use log2/log10 for exact results on powers. */
 static int math_log(State *S) {
     vm_Number x = vm_check_number(S, 1);
@@ -295,6 +324,17 @@ static const LibReg math_funcs[] = {
     {"math.min", math_min},
     {"math.random", math_random},
     {"math.randomseed", math_randomseed},
+    {"math.deg", math_deg},
+    {"math.rad", math_rad},
+    /* LUA_COMPAT_MATHLIB */
+    {"math.atan2", math_atan},
+    {"math.cosh", math_cosh},
+    {"math.sinh", math_sinh},
+    {"math.tanh", math_tanh},
+    {"math.pow", math_pow},
+    {"math.frexp", math_frexp},
+    {"math.ldexp", math_ldexp},
+    {"math.log10", math_log10},
     {NULL, NULL},
 };
 
