@@ -265,11 +265,22 @@ int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const 
             bool allow_binary) {
     have_compile_error = false;
     Value envv = env ? *env : vm_table(S->g->globals);
-    if (len >= VM_BC_SIGLEN && memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) == 0) {
+    /* Binary or text is decided by the first byte (ESC), as lua5.4 decides it: a chunk that
+     * starts like bytecode but is not a whole signature is a bad binary chunk, not source. */
+    if (len > 0 && buf[0] == VM_BC_SIGNATURE[0]) {
         char id[VM_IDSIZE];
         vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
         if (!allow_binary) {
             vm_pushfstring(S, "attempt to load a binary chunk (mode is 't')");
+            return VM_ERRSYNTAX;
+        }
+        if (len < VM_BC_SIGLEN || memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) != 0) {
+            /* lua5.4's words and its name for a chunk loaded from a string */
+            const char *name = chunkname[0] == '@' || chunkname[0] == '=' ? chunkname + 1
+                               : chunkname[0] == VM_BC_SIGNATURE[0]       ? "binary string"
+                                                                          : chunkname;
+            bool prefix = memcmp(buf, VM_BC_SIGNATURE, len < VM_BC_SIGLEN ? len : VM_BC_SIGLEN) == 0;
+            vm_pushfstring(S, "%s: bad binary format (%s)", name, prefix ? "truncated chunk" : "not a binary chunk");
             return VM_ERRSYNTAX;
         }
         char why[256];
