@@ -55,6 +55,11 @@ void gc_set_collect_hook(void (*hook)(void));
  * then Boehm's own policy decides, in the one thread's allocations. */
 void gc_use_vm_trigger(void);
 
+/* collectgarbage("stop"/"restart"): while not running, no collection starts on its own
+ * (allocation only grows the heap); gc_collect still collects. */
+void gc_set_running(bool on);
+bool gc_running(void);
+
 /* Bytes in use in the heap (approximate, for collectgarbage("count")). */
 size_t gc_heap_used(void);
 

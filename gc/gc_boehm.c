@@ -44,7 +44,9 @@ static _Thread_local unsigned check_count;
 /* Allocation volume since the last collection that triggers the next one. */
 static atomic_size_t trigger_bytes = 4u << 20;
 static atomic_size_t free_at_gc, heap_at_gc; /* heap figures right after the last collection */
+static atomic_size_t used_at_gc;               /* bytes in use after the last collection */
 static atomic_bool vm_trigger;                /* our trigger instead of Boehm's */
+static atomic_bool stopped;                   /* collectgarbage("stop"): no automatic collection */
 static unsigned free_space_divisor = 8;
 
 /* Runs in the collecting thread with the world stopped: must not allocate or lock. */
@@ -112,6 +114,16 @@ static void set_trigger(void) {
     atomic_store_explicit(&heap_at_gc, (size_t)heap, memory_order_relaxed);
 }
 
+/* Boehm's progress callback, with its allocation lock held (so the unsynchronised statistics
+ * are consistent): what a finished collection left in use, for gc_heap_used. Whoever
+ * started the collection (our trigger, Boehm's own, an explicit one), it ends here. */
+static void GC_CALLBACK on_collection_event(GC_EventType ev) {
+    if (ev != GC_EVENT_END) return;
+    struct GC_prof_stats_s st;
+    GC_get_prof_stats_unsafe(&st, sizeof st);
+    atomic_store_explicit(&used_at_gc, (size_t)(st.heapsize_full - st.free_bytes_full), memory_order_relaxed);
+}
+
 void gc_init(void) {
     static bool started;
     if (started) return;
@@ -123,6 +135,7 @@ void gc_init(void) {
     if (d != NULL && atoi(d) > 0) free_space_divisor = (unsigned)atoi(d);
     GC_set_free_space_divisor(free_space_divisor);
     GC_set_warn_proc(warn);
+    GC_set_on_collection_event(on_collection_event);
     GC_allow_register_threads();
     prev_push = GC_get_push_other_roots();
     GC_set_push_other_roots(push_dormant_stacks);
@@ -137,6 +150,16 @@ void gc_use_vm_trigger(void) {
     set_trigger();
     GC_set_disable_automatic_collection(1);
 }
+
+/* Stopping turns off both automatic triggers, Boehm's (one thread) and ours (several),
+ * and stress; explicit collections (gc_collect) still run, as lua5.4's full collections do
+ * while it is stopped. */
+void gc_set_running(bool on) {
+    atomic_store(&stopped, !on);
+    GC_set_disable_automatic_collection(!on || atomic_load(&vm_trigger));
+}
+
+bool gc_running(void) { return !atomic_load(&stopped); }
 
 void gc_collect_now(void) {
     GC_gcollect();
@@ -154,6 +177,7 @@ void gc_collect(void) {
  * unsynchronised and cheap, but not free, so it is read every 64 allocations and for every
  * large one. */
 static inline void before_alloc(size_t n) {
+    if (__builtin_expect(atomic_load_explicit(&stopped, memory_order_relaxed), 0)) return;
     unsigned every = atomic_load_explicit(&stress_every, memory_order_relaxed);
     if (__builtin_expect(every != 0, 0) && ++stress_count >= every) {
         stress_count = 0;
@@ -191,10 +215,13 @@ void *gc_realloc(void *p, size_t n) {
 
 void gc_free(void *p) { GC_FREE(p); }
 
+/* What the heap held after the last collection (whole free blocks aside, so it counts the
+ * free lists' contents too), plus what was allocated since and not freed explicitly: it
+ * grows with every allocation, as lua5.4's count does, not block by block. */
 size_t gc_heap_used(void) {
-    GC_word heap = 0, free_bytes = 0;
-    GC_get_heap_usage_safe(&heap, &free_bytes, NULL, NULL, NULL);
-    return (size_t)(heap - free_bytes);
+    size_t since = GC_get_bytes_since_gc(), freed = GC_get_expl_freed_bytes_since_gc();
+    size_t used = atomic_load_explicit(&used_at_gc, memory_order_relaxed) + since;
+    return used > freed ? used - freed : 0;
 }
 
 void gc_set_stress(unsigned every) { atomic_store_explicit(&stress_every, every, memory_order_relaxed); }

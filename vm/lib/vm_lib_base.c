@@ -416,12 +416,15 @@ static int base_assert(State *S) {
     vm_error_value(S, msg);
 }
 
-/* The collector is Boehm's, always on and not generational; collectgarbage keeps the
- * answers of lua5.4 (mode names, pause and step multiplier) so programs that tune the
- * collector keep running. The state lives in statics: it is cosmetic. */
-static const char *gc_mode = "incremental";
-static bool gc_running = true;
-static int gc_pause = 200, gc_stepmul = 100;
+/* The collector is Boehm's (gc/), not incremental nor generational: "stop" and "restart"
+ * really stop and restart automatic collection, "count" follows every allocation, "step"
+ * runs a whole collection (so it always finishes a cycle: true). Modes and their parameters
+ * keep lua5.4's answers so programs that tune the collector run unchanged; they live in
+ * statics and change nothing. The `lua` command line starts lua5.4 in generational mode. */
+static const char *gc_mode = "generational";
+/* lua5.4 keeps these parameters divided by 4 (one byte each): what it gives back is the
+ * value set rounded down to a multiple of 4. */
+static int gc_pause = 200 / 4, gc_stepmul = 100 / 4;
 
 static int base_collectgarbage(State *S) {
     static const char *const opts[] = {"collect", "stop", "restart", "count", "step",
@@ -441,11 +444,8 @@ static int base_collectgarbage(State *S) {
         vm_pushint(S, 0);
         return 1;
     case 1: /* stop */
-        gc_running = false;
-        vm_pushint(S, 0);
-        return 1;
     case 2: /* restart */
-        gc_running = true;
+        gc_set_running(o == 2);
         vm_pushint(S, 0);
         return 1;
     case 3: /* count */
@@ -457,23 +457,32 @@ static int base_collectgarbage(State *S) {
         vm_pushbool(S, true);
         return 1;
     case 5: { /* setpause */
-        int prev = gc_pause;
-        gc_pause = (int)vm_opt_integer(S, 2, 0);
+        int prev = gc_pause * 4;
+        gc_pause = (int)vm_opt_integer(S, 2, 0) / 4;
         vm_pushint(S, prev);
         return 1;
     }
     case 6: { /* setstepmul */
-        int prev = gc_stepmul;
-        gc_stepmul = (int)vm_opt_integer(S, 2, 0);
+        int prev = gc_stepmul * 4;
+        gc_stepmul = (int)vm_opt_integer(S, 2, 0) / 4;
         vm_pushint(S, prev);
         return 1;
     }
     case 7: /* isrunning */
-        vm_pushbool(S, gc_running);
+        vm_pushbool(S, gc_running());
         return 1;
-    default: { /* generational, incremental */
+    default: { /* generational (minor, major multipliers), incremental (pause, stepmul, size) */
         const char *prev = gc_mode;
         gc_mode = opts[o];
+        if (o == 9) {
+            int pause = (int)vm_opt_integer(S, 2, 0), stepmul = (int)vm_opt_integer(S, 3, 0);
+            if (pause != 0) gc_pause = pause / 4;
+            if (stepmul != 0) gc_stepmul = stepmul / 4;
+            vm_opt_integer(S, 4, 0);
+        } else {
+            vm_opt_integer(S, 2, 0);
+            vm_opt_integer(S, 3, 0);
+        }
         vm_pushcstr(S, prev);
         return 1;
     }
