@@ -78,7 +78,7 @@ Table *vm_metatable_of(State *S, const Value *v) {
     case VT_TABLE: return v->u.t->meta;
     case VT_USERDATA: return v->u.u->meta;
     case VT_STR: return S->g->string_mt;
-    default: return NULL;
+    default: return S->g->type_mt[v->tt];
     }
 }
 

@@ -137,6 +137,11 @@ typedef struct Global {
     Table *globals;            /* _G; upvalue _ENV of every main chunk */
     Table *loaded;             /* package.loaded */
     Table *string_mt;          /* metatable of strings ({__index = string}) */
+    Table *type_mt[VT_NTAGS];  /* debug.setmetatable on a value of another type without a
+                                  metatable of its own (nil, booleans, numbers, light
+                                  userdata, functions, threads): one per Lua type, stored at
+                                  every tag of that type; NULL: none */
+    Table *registry;           /* debug.getregistry(): created on first use */
     String *tmname[TM_N];      /* "__index", ... */
     String *memerrmsg;         /* preallocated "not enough memory" */
     Table *intern;             /* canonical names (vm_string_intern) */

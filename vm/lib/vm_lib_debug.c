@@ -1,5 +1,6 @@
-/* vm_lib_debug.c: the parts of Lua's debug library that programs use for diagnostics:
- * traceback, getinfo, getmetatable/setmetatable, getupvalue/setupvalue. */
+/* vm_lib_debug.c: Lua's debug library without hooks and locals: traceback, getinfo,
+ * getmetatable/setmetatable (on any type), getupvalue/setupvalue, upvalueid/upvaluejoin,
+ * getregistry, getuservalue/setuservalue (no userdata has user values yet), setcstacklimit. */
 #include <stdio.h>
 
 #include "vm_compile.h"
@@ -94,8 +95,17 @@ static int db_getmetatable(State *S) {
     return 1;
 }
 
-/* debug.setmetatable(value, mt): tables and userdata only here (the string metatable is
- * shared and not replaceable). */
+/* The tags that make up one Lua type, for a metatable shared by the whole type. */
+static void set_type_mt(State *S, ValueTag tt, Table *m) {
+    static const ValueTag same[][2] = {{VT_FALSE, VT_TRUE}, {VT_INT, VT_FLOAT}, {VT_LFUNC, VT_CFUNC}};
+    S->g->type_mt[tt] = m;
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (same[i][0] == tt || same[i][1] == tt) S->g->type_mt[same[i][0]] = S->g->type_mt[same[i][1]] = m;
+}
+
+/* debug.setmetatable(value, mt): a table's or a full userdata's own metatable, or the one
+ * every value of the type shares (strings, numbers, booleans, nil, functions, threads,
+ * light userdata). */
 static int db_setmetatable(State *S) {
     const Value *mt = vm_at(S, 2);
     if (!vm_isnil(mt) && mt->tt != VT_TABLE) vm_type_error(S, 2, "nil or table");
@@ -105,9 +115,82 @@ static int db_setmetatable(State *S) {
         v->u.t->meta = m;
     else if (v->tt == VT_USERDATA)
         v->u.u->meta = m;
+    else if (v->tt == VT_STR)
+        S->g->string_mt = m;
     else
-        vm_arg_error(S, 1, "cannot set the metatable of this type");
+        set_type_mt(S, v->tt, m);
     vm_settop(S, 1);
+    return 1;
+}
+
+/* debug.getregistry(): a table of the runtime's own, for C-style bookkeeping in Lua. */
+static int db_getregistry(State *S) {
+    if (S->g->registry == NULL) S->g->registry = vm_table_new(S, 0, 4);
+    vm_push(S, vm_table(S->g->registry));
+    return 1;
+}
+
+/* debug.getuservalue(u [, n]) and debug.setuservalue(u, value [, n]): the userdata the
+ * runtime makes (files, thread handles) have no user values, as lua5.4's files have none,
+ * so both answer fail (nil) for every n; a userdata that is not one raises as lua5.4 does. */
+static int db_getuservalue(State *S) {
+    vm_opt_integer(S, 2, 1);
+    vm_pushnil(S);
+    return 1;
+}
+
+static int db_setuservalue(State *S) {
+    vm_check_type(S, 1, VT_USERDATA);
+    vm_check_any(S, 2);
+    vm_opt_integer(S, 3, 1);
+    vm_pushnil(S);
+    return 1;
+}
+
+/* Function [arg] has an upvalue [argn] (lua5.4's checks, in its order); returns its index. */
+static int check_upvalue(State *S, int arg, int argn) {
+    vm_check_type(S, arg, VT_LFUNC); /* any function */
+    vm_Integer n = vm_check_integer(S, argn);
+    const Value *f = vm_at(S, arg);
+    int nup = f->tt == VT_LFUNC ? f->u.lf->p->nupvals : f->u.cf->h.extra;
+    if (n < 1 || n > nup) vm_arg_error(S, argn, "invalid upvalue index");
+    return (int)n - 1;
+}
+
+/* debug.upvalueid(f, n): an identity for the upvalue, equal for closures that share it. */
+static int db_upvalueid(State *S) {
+    const Value *f = vm_at(S, 1);
+    vm_Integer n = vm_check_integer(S, 2);
+    if (f->tt == VT_CFUNC) {
+        if (n < 1 || n > f->u.cf->h.extra) {
+            vm_pushnil(S);
+            return 1;
+        }
+        vm_push(S, vm_lightud(&f->u.cf->upvals[n - 1]));
+        return 1;
+    }
+    vm_check_type(S, 1, VT_LFUNC);
+    if (n < 1 || n > f->u.lf->p->nupvals) {
+        vm_pushnil(S);
+        return 1;
+    }
+    vm_push(S, vm_lightud(f->u.lf->upvals[n - 1]));
+    return 1;
+}
+
+/* debug.upvaluejoin(f1, n1, f2, n2): f1's n1-th upvalue becomes f2's n2-th. */
+static int db_upvaluejoin(State *S) {
+    int n1 = check_upvalue(S, 1, 2), n2 = check_upvalue(S, 3, 4);
+    if (vm_at(S, 1)->tt != VT_LFUNC) vm_arg_error(S, 1, "Lua function expected");
+    if (vm_at(S, 3)->tt != VT_LFUNC) vm_arg_error(S, 3, "Lua function expected");
+    vm_at(S, 1)->u.lf->upvals[n1] = vm_at(S, 3)->u.lf->upvals[n2];
+    return 0;
+}
+
+/* debug.setcstacklimit: deprecated in 5.4, a no-op answering the fixed limit of C calls. */
+static int db_setcstacklimit(State *S) {
+    vm_check_integer(S, 1);
+    vm_pushint(S, VM_MAXCCALLS);
     return 1;
 }
 
@@ -155,6 +238,9 @@ static const LibReg dblib[] = {
     {"traceback", db_traceback},       {"getinfo", db_getinfo},
     {"getmetatable", db_getmetatable}, {"setmetatable", db_setmetatable},
     {"getupvalue", db_getupvalue},     {"setupvalue", db_setupvalue},
+    {"getregistry", db_getregistry},   {"getuservalue", db_getuservalue},
+    {"setuservalue", db_setuservalue}, {"upvalueid", db_upvalueid},
+    {"upvaluejoin", db_upvaluejoin},   {"setcstacklimit", db_setcstacklimit},
     {NULL, NULL},
 };
 
