@@ -234,15 +234,16 @@ static void f_call(State *S, void *ud) {
 }
 
 /* Close to-be-closed variables after an error, each in protected mode; an error in a
- * __close handler replaces the error object. */
+ * __close handler replaces the error object (an error caught inside one does not). */
 typedef struct CloseArgs {
     ptrdiff_t level;
+    bool yieldable;   /* the pcall was made from Lua code: handlers may yield */
 } CloseArgs;
 
 static void f_close(State *S, void *ud) {
     CloseArgs *c = ud;
     Value err = S->errval;
-    vm_close(S, vm_restorestack(S, c->level), &err);
+    vm_close_yieldable(S, vm_restorestack(S, c->level), &err, c->yieldable);
 }
 
 int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool yieldable) {
@@ -255,13 +256,18 @@ int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool 
     int status = vm_rawrunprotected(S, f_call, &a);
     if (status != VM_OK) {
         S->ci = old_ci;
-        /* Close upvalues and pending to-be-closed variables of the aborted frames. */
-        CloseArgs c = {old_top};
+        /* Close upvalues and pending to-be-closed variables of the aborted frames. The error
+         * being propagated is kept aside: a handler's own pcall that catches an error writes
+         * S->errval, and must not replace it; a handler that raises does replace it. */
+        CloseArgs c = {old_top, yieldable};
+        Value errv = S->errval;
         int st;
         while ((st = vm_rawrunprotected(S, f_close, &c)) != VM_OK) {
             S->ci = old_ci;
             status = st;
+            errv = S->errval;
         }
+        S->errval = errv;
         seterrorobj(S, status, vm_restorestack(S, old_top));
         vm_shrinkstack(S);
         /* The aborted frames' registers still hold references, and the collector scans
@@ -315,6 +321,11 @@ _Noreturn void vm_throwrun(State *S) {
 
 void vm_call(State *S, int nargs, int nresults) {
     vm_call_value(S, S->top - nargs - 1, nresults);
+    if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
+}
+
+void vm_call_yieldable_from_c(State *S, int nargs, int nresults) {
+    vm_call_yieldable(S, S->top - nargs - 1, nresults);
     if (nresults == VM_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
 }
 

@@ -231,7 +231,45 @@ _Noreturn void vm_typeerror_of(State *S, const Value *where, const Value *v, con
     vm_runerror(S, "attempt to %s a %s value%s", op, vm_objtypename(S, v), info);
 }
 
-_Noreturn void vm_callerror(State *S, const Value *v) { vm_typeerror(S, v, "call"); }
+/* The metamethod an instruction calls when it calls anything but a function (lua5.4's
+ * funcnamefromcode): "index" for a GETTABUP, "close" for a RETURN that closes, ...; NULL for
+ * the calling instructions themselves. */
+static const char *metamethod_of(OpCode op) {
+    switch (op) {
+    case OP_SELF: case OP_GETTABUP: case OP_GETTABLE: case OP_GETI: case OP_GETFIELD: return "index";
+    case OP_SETTABUP: case OP_SETTABLE: case OP_SETI: case OP_SETFIELD: return "newindex";
+    case OP_ADDI: case OP_ADDK: case OP_ADD: return "add";
+    case OP_SUBK: case OP_SUB: return "sub";
+    case OP_MULK: case OP_MUL: return "mul";
+    case OP_MODK: case OP_MOD: return "mod";
+    case OP_POWK: case OP_POW: return "pow";
+    case OP_DIVK: case OP_DIV: return "div";
+    case OP_IDIVK: case OP_IDIV: return "idiv";
+    case OP_BANDK: case OP_BAND: return "band";
+    case OP_BORK: case OP_BOR: return "bor";
+    case OP_BXORK: case OP_BXOR: return "bxor";
+    case OP_SHL: return "shl";
+    case OP_SHR: return "shr";
+    case OP_UNM: return "unm";
+    case OP_BNOT: return "bnot";
+    case OP_LEN: return "len";
+    case OP_CONCAT: return "concat";
+    case OP_EQ: case OP_EQK: case OP_EQI: return "eq";
+    case OP_LT: case OP_LTI: case OP_GTI: return "lt";
+    case OP_LE: case OP_LEI: case OP_GEI: return "le";
+    case OP_CLOSE: case OP_RETURN: case OP_RETURN0: case OP_RETURN1: return "close";
+    default: return NULL;
+    }
+}
+
+/* "attempt to call a nil value (metamethod 'close')" when a Lua instruction that is not a
+ * call called it (its metamethod is not callable), else as any type error. */
+_Noreturn void vm_callerror(State *S, const Value *v) {
+    CallInfo *ci = S->ci;
+    const char *mm = islua(ci) ? metamethod_of(vm_op(ci->func->u.lf->p->code[currentpc(ci)])) : NULL;
+    if (mm != NULL) vm_runerror(S, "attempt to call a %s value (metamethod '%s')", vm_objtypename(S, v), mm);
+    vm_typeerror(S, v, "call");
+}
 
 _Noreturn void vm_concaterror(State *S, const Value *a, const Value *b) {
     if (a->tt == VT_STR || vm_isnumber(a)) a = b;

@@ -103,6 +103,9 @@ void vm_closeupvals(State *S, Value *level);
 /* Close upvalues and call __close of to-be-closed variables at or above [level]; [err] is
  * the error object (nil for a normal exit). May call Lua code (may move the stack). */
 void vm_close(State *S, Value *level, const Value *err);
+/* As vm_close; [yieldable]: the handlers may yield even when a C function closes (pcall's
+ * error path in a coroutine, as lua5.4 allows), else vm_call_value's rule decides. */
+void vm_close_yieldable(State *S, Value *level, const Value *err, bool yieldable);
 void vm_newtbc(State *S, Value *obj);
 LClosure *vm_newlclosure(State *S, Proto *p);
 

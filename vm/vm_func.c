@@ -72,28 +72,35 @@ void vm_newtbc(State *S, Value *obj) {
     S->tbc[S->ntbc++] = vm_savestack(S, obj);
 }
 
-/* Call __close(obj, err) for one to-be-closed variable. */
-static void calltbc(State *S, ptrdiff_t objoff, const Value *err) {
+/* Call __close(obj, err) for one to-be-closed variable; [yieldable]: a coroutine may yield
+ * inside even though a C function (pcall's error path) makes the call. A metamethod removed
+ * after the declaration is called all the same, as lua5.4 does: the call of nil raises
+ * "attempt to call a nil value (metamethod 'close')". */
+static void calltbc(State *S, ptrdiff_t objoff, const Value *err, bool yieldable) {
     Value *obj = vm_restorestack(S, objoff);
     Table *mt = vm_metatable_of(S, obj);
     const Value *tm = mt ? vm_gettm(mt, TM_CLOSE, S->g->tmname[TM_CLOSE]) : NULL;
-    if (tm == NULL) return; /* metamethod removed after declaration: nothing to call */
     Value e = err ? *err : vm_nil();
     vm_checkstack_fast(S, 3);
     obj = vm_restorestack(S, objoff);
-    S->top[0] = vm_loadv(tm);   /* a metatable slot: other threads may change it */
+    S->top[0] = tm ? vm_loadv(tm) : vm_nil(); /* a metatable slot: other threads may change it */
     S->top[1] = *obj;
     S->top[2] = e;
     S->top += 3;
-    vm_call_value(S, S->top - 3, 0);
+    if (yieldable)
+        vm_call_yieldable(S, S->top - 3, 0);
+    else
+        vm_call_value(S, S->top - 3, 0);
 }
 
-void vm_close(State *S, Value *level, const Value *err) {
+void vm_close_yieldable(State *S, Value *level, const Value *err, bool yieldable) {
     ptrdiff_t lo = vm_savestack(S, level);
     vm_closeupvals(S, level);
     while (S->ntbc > 0 && S->tbc[S->ntbc - 1] >= lo) {
         ptrdiff_t off = S->tbc[--S->ntbc];
-        calltbc(S, off, err);
+        calltbc(S, off, err, yieldable);
         vm_closeupvals(S, vm_restorestack(S, lo));
     }
 }
+
+void vm_close(State *S, Value *level, const Value *err) { vm_close_yieldable(S, level, err, false); }

@@ -36,6 +36,10 @@ void vm_remove(State *S, int idx);
 /* Call the function at top - nargs - 1 with the nargs values above it; they are replaced by
  * nresults results (VM_MULTRET: all of them). Errors propagate. */
 void vm_call(State *S, int nargs, int nresults);
+/* As vm_call, and a coroutine may yield inside the call and come back into the C function
+ * (what lua5.4 does with lua_callk and a continuation: pairs's __pairs, dofile). Each
+ * coroutine has a C stack of its own, so no continuation is needed. */
+void vm_call_yieldable_from_c(State *S, int nargs, int nresults);
 /* As vm_call but protected: returns VM_OK, or an error status with the error object as the
  * only value left in place of the function and arguments. */
 int vm_pcall(State *S, int nargs, int nresults);

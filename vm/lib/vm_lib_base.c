@@ -287,7 +287,7 @@ static int base_pairs(State *S) {
     if (!vm_isnil(&mm)) {
         vm_push(S, mm);
         vm_push(S, t);
-        vm_call(S, 1, 3);
+        vm_call_yieldable_from_c(S, 1, 3); /* __pairs may yield, as in lua5.4 */
         return 3;
     }
     vm_push(S, *vm_upvalue(S, 1));
@@ -578,7 +578,7 @@ static int base_dofile(State *S) {
     vm_settop(S, 1);
     if (load_file(S, fname ? fname->data : NULL, "bt", NULL) != VM_OK)
         vm_error_value(S, arg_value(S, vm_gettop(S)));
-    vm_call(S, 0, VM_MULTRET);
+    vm_call_yieldable_from_c(S, 0, VM_MULTRET); /* the chunk may yield, as in lua5.4 */
     return vm_gettop(S) - 1;
 }
 

@@ -1,0 +1,11 @@
+-- Calling a metamethod that is not callable names it: "(metamethod 'close')", ...
+print(pcall(function() local t = setmetatable({}, {__index = 5}) return t.x end))
+print(pcall(function() local t = setmetatable({}, {__add = 5}) return t + 1 end))
+print(pcall(function() local t = setmetatable({}, {__len = true}) return #t end))
+print(pcall(function() local t = setmetatable({}, {__newindex = 5}) t.x = 1 end))
+print(pcall(function() local t = setmetatable({}, {__concat = 1}) return t .. "x" end))
+print(pcall(function() local t = setmetatable({}, {__lt = 1}) return t < t end))
+print(pcall(function() local t = setmetatable({}, {__eq = 1}) return t == setmetatable({}, getmetatable(t)) end))
+print(pcall(function() local t = setmetatable({}, {__unm = "x"}) return -t end))
+print(pcall(function() local t = setmetatable({}, {__call = 1}) return t() end))
+print(pcall(function() local x <close> = setmetatable({}, {__close = 1}) end))
