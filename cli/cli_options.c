@@ -251,6 +251,9 @@ static const XOption xoptions[] = {
     {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", OWN(x_pathprof_oracle)},
 #endif
     {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", COUNT(test_delay_us, 0, 1000000)},
+    {"test.analyzer_stall", "milliseconds (0-60000)", "0", "testing: analyzer 0 sleeps this long once, after its first chunk (a producer may block on its full ring meanwhile); nothing is lost, the profile is complete", COUNT(test_stall_ms, 0, 60000)},
+    {"test.analyzer_die", "N chunks (0-1000000000; 0: never)", "0", "testing: analyzer 0's thread ends after taking N chunks; its rings move to the analyzer with the fewest (with -Xanalyzers=1 a spare thread is started for them), so nothing is lost or analysed twice and the profile is complete; stderr says so", COUNT(test_die_after, 0, 1000000000)},
+    {"test.alloc_fail", "N (0-1000000000000; 0: never)", "0", "testing: the Nth allocation of the GC heap (counted over all threads from the start) fails as at the -Xgc.maxheap cap, through Boehm's out-of-memory hook: \"not enough memory\", which pcall catches; during startup: a message and exit 1", COUNT(test_alloc_fail, 0, 1000000000000LL)},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},

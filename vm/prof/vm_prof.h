@@ -125,6 +125,7 @@ typedef struct VmProfOptions {
     VmProfStage stage;
     unsigned test_delay_us;       /* -Xtest.analyzer_delay: sleep per chunk (tests) */
     ProfFormat format;            /* -Xprofile.format */
+    CabAnalyzerFaults faults;     /* -Xtest.analyzer_stall, -Xtest.analyzer_die (tests) */
 } VmProfOptions;
 
 /* Before the program runs, on the main thread: start the analyzers (concurrent), give the
