@@ -293,6 +293,9 @@ int main(int argc, char **argv) {
                         "to stop at)\n", opt.stage == VM_STAGE_ENQUEUE ? "enqueue" : "communicate");
         return EXIT_USAGE;
     }
+    /* A profiled run: SIGINT/SIGTERM from now on end it with the profile written (vm_prof.c),
+     * even before the profiler has started. */
+    if (opt.profile && !opt.dump_bytecode && !compile_in) vm_prof_block_signals();
     if (compile_out && !compile_in) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;

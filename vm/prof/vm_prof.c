@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gc_api.h"
 #include "vm_compile.h"
 #include "vm_state.h"
 #include "vm_pathprof.h"
@@ -290,10 +291,19 @@ static volatile int partial;
 
 void vm_prof_mark_partial(void) { partial = 1; }
 
+static void *wait_signal(void *arg) {
+    int *sig = arg;
+    if (sigwait(&stop_signals, sig) != 0) *sig = 0;
+    return NULL;
+}
+
 static void *signal_main(void *arg) {
     (void)arg;
     int sig = 0;
-    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    /* Waiting, the thread is inactive for the collector; then it stops the world like any
+     * VM thread at exit. */
+    gc_do_blocking(wait_signal, &sig);
+    if (sig == 0) return NULL;
     partial = 1;
     vm_threads_shutdown(NULL);
     vm_prof_finish();
@@ -304,13 +314,21 @@ static void *signal_main(void *arg) {
     _exit(128 + sig);
 }
 
-static void start_signal_thread(void) {
+void vm_prof_block_signals(void) {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    pthread_t t;
-    if (pthread_create(&t, NULL, signal_main, NULL) == 0) pthread_detach(t);
+}
+
+/* The thread is registered with the collector (gc_thread_start): vm_threads_shutdown may
+ * find a collection under way and wait for it in a blocking region (gc_do_blocking),
+ * which Boehm allows only in threads it knows. Started with a raw pthread_create, it
+ * crashed there (SIGSEGV in GC_do_blocking) when SIGINT/SIGTERM came during a collection
+ * of a multi-threaded run, and no profile was written. */
+static void start_signal_thread(void) {
+    vm_prof_block_signals();
+    if (gc_thread_start(signal_main, NULL, 0) != 0) fprintf(stderr, "tandem: profiler: no signal thread\n");
 }
 
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
