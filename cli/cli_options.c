@@ -236,7 +236,7 @@ static const XOption xoptions[] = {
     {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", CHOICE(sequential, analysis_names)},
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
-    {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)", OWN(x_profile_out)},
+    {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", OWN(x_profile_out)},
     {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind", CHOICE(format, format_names)},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
