@@ -88,6 +88,50 @@ static void test_cab_analyzer_serves_many_rings(void **state) {
     }
 }
 
+/* Faults (cab_analyzer_set_faults): analyzer 0 stalls once, or dies after 1 or 7 chunks, in
+ * pools of one (a spare thread takes its rings) and two analyzers (the other one does); a ring
+ * registered after the death goes to a live analyzer. Every event is consumed once, in order,
+ * and every ring is done once. */
+static void test_cab_analyzer_faults_lose_nothing(void **state) {
+    (void)state;
+    for (int nthreads = 1; nthreads <= 2; nthreads++)
+        for (int k = 0; k < 3; k++) {
+            CabAnalyzerPool *pool = cab_analyzer_start(nthreads, NULL, NULL);
+            assert_non_null(pool);
+            CabAnalyzerFaults f = {k == 0 ? 50 : 0, k == 1 ? 1 : k == 2 ? 7 : 0};
+            cab_analyzer_set_faults(pool, &f);
+            enum { N = 4 };
+            Stream s[N];
+            pthread_t th[N];
+            memset(s, 0, sizeof s);
+            for (int i = 0; i < N; i++) {
+                CabConfig c;
+                cab_config_default(&c);
+                c.ring_bytes = 4 * 4096;
+                c.chunk_bytes = 4096;
+                s[i].id = (uint64_t)i + 1;
+                s[i].next = 1;
+                s[i].total = 100000;
+                const char *err = NULL;
+                s[i].ring = cab_ring_new(&c, NULL, &s[i].prod, &err);
+                if (!s[i].ring) fail_msg("%s", err);
+                if (i == N - 1) /* the last comes once the others have run a while */
+                    for (int j = 0; j < N - 1; j++) pthread_join(th[j], NULL);
+                CabConsumer cons = {consume, done, &s[i]};
+                cab_analyzer_register(pool, s[i].ring, &cons, i == N - 1 ? 0 : -1);
+                assert_int_equal(pthread_create(&th[i], NULL, producer_main, &s[i]), 0);
+            }
+            pthread_join(th[N - 1], NULL);
+            cab_analyzer_shutdown(pool);
+            for (int i = 0; i < N; i++) {
+                assert_int_equal(s[i].done_calls, 1);
+                assert_int_equal(s[i].bad, 0);
+                assert_int_equal(s[i].seen, s[i].total);
+                assert_int_equal(s[i].final.consumed, s[i].total);
+            }
+        }
+}
+
 /* Shutdown with nothing registered, and a ring closed before its analyzer even picked it up:
  * its residue is still analysed. */
 static void test_cab_analyzer_shutdown_drains_closed_rings(void **state) {
@@ -172,6 +216,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cab_analyzer_serves_many_rings),
         cmocka_unit_test(test_cab_analyzer_shutdown_drains_closed_rings),
+        cmocka_unit_test(test_cab_analyzer_faults_lose_nothing),
         cmocka_unit_test(test_cab_analyzer_idle_time),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
         cmocka_unit_test(test_cab_topology_basics),
