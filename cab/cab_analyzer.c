@@ -59,12 +59,21 @@ typedef struct Analyzer {
     size_t n, cap;
     /* Registered and not yet finished: atomic, read by cab_analyzer_register to balance. */
     uint64_t load;
+    int index;
+    /* Faults (cab_analyzer_set_faults, analyzer 0 only): chunks taken so far, whether the
+     * stall is still to come; [dead] (under mu, and atomic for the balancing read) once the
+     * thread has stopped and handed its rings over. */
+    uint64_t chunks;
+    bool stalled;
+    uint32_t dead;
 } Analyzer;
 
 struct CabAnalyzerPool {
-    int n;
+    int n; /* threads started; atomic (a spare may be started by a dying analyzer) */
+    int cap; /* slots in a: n, plus one spare */
     Analyzer *a;
     uint32_t stop; /* release store in shutdown, acquire load in the threads */
+    CabAnalyzerFaults faults; /* set before any ring is registered */
 };
 
 static bool grow(Served **v, size_t *cap, size_t need) {
@@ -113,6 +122,104 @@ static void backoff(unsigned idle) {
     }
 }
 
+static void *analyzer_main(void *arg);
+
+/* The live analyzer other than [self] with the fewest rings, -1 if none. */
+static int least_loaded(CabAnalyzerPool *pool, int self) {
+    int which = -1, n = __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        if (i == self || __atomic_load_n(&pool->a[i].dead, __ATOMIC_ACQUIRE)) continue;
+        if (which < 0 || __atomic_load_n(&pool->a[i].load, __ATOMIC_RELAXED) <
+                             __atomic_load_n(&pool->a[which].load, __ATOMIC_RELAXED))
+            which = i;
+    }
+    return which;
+}
+
+static void init_slot(CabAnalyzerPool *pool, int i, int cpu) {
+    Analyzer *a = &pool->a[i];
+    a->pool = pool;
+    a->index = i;
+    a->cpu = cpu;
+    pthread_mutex_init(&a->mu, NULL);
+}
+
+static bool start_thread(CabAnalyzerPool *pool, int i) {
+    if (pthread_create(&pool->a[i].thread, NULL, analyzer_main, &pool->a[i]) != 0) return false;
+    __atomic_store_n(&pool->n, i + 1, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Add [k] rings to analyzer [to]'s registrations (under its mutex, which orders the rings'
+ * state before the new consumer's use). False if [to] has stopped (died, or ended at
+ * shutdown): the caller picks another. */
+static bool hand_to(Analyzer *to, const Served *v, size_t k) {
+    pthread_mutex_lock(&to->mu);
+    if (to->dead) {
+        pthread_mutex_unlock(&to->mu);
+        return false;
+    }
+    if (!grow(&to->incoming, &to->capin, to->nin + k)) {
+        fprintf(stderr, "cab: out of memory registering a ring\n");
+        abort();
+    }
+    for (size_t i = 0; i < k; i++) to->incoming[to->nin++] = (Served){v[i].ring, v[i].c, 0};
+    __atomic_fetch_add(&to->load, k, __ATOMIC_RELAXED);
+    __atomic_store_n(&to->waiting, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&to->mu);
+    return true;
+}
+
+/* -Xtest.analyzer_die: this analyzer stops for good, between two chunks (so it is no
+ * ring's consumer mid-chunk). From now on registrations skip it; the rings it served or had
+ * yet to pick up move to the live analyzer with the fewest rings, which becomes their only
+ * consumer and goes on from where this one stopped: nothing is lost or read twice, and the
+ * counters still prove it (produced == consumed). With no live analyzer left, the pool's
+ * spare thread is started to take them: otherwise a producer on a full ring, and the
+ * shutdown, would wait forever. */
+static void die(Analyzer *a) {
+    CabAnalyzerPool *pool = a->pool;
+    pthread_mutex_lock(&a->mu);
+    __atomic_store_n(&a->dead, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&a->mu);
+    pick_up(a); /* no registration can come in any more */
+    size_t k = a->n;
+    int to;
+    for (;;) {
+        to = least_loaded(pool, a->index);
+        if (to < 0) {
+            /* The spare gets the rings before it starts: a thread started with nothing to do
+             * during the shutdown would end at once. */
+            to = __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE);
+            if (to < pool->cap) {
+                init_slot(pool, to, a->cpu);
+                hand_to(&pool->a[to], a->rings, k);
+                if (start_thread(pool, to)) break;
+            }
+            fprintf(stderr, "cab: analyzer %d cannot stop: no analyzer to take its rings\n", a->index);
+            abort();
+        }
+        if (hand_to(&pool->a[to], a->rings, k)) break;
+    }
+    fprintf(stderr, "cab: analyzer %d stopped after %llu chunks (-Xtest.analyzer_die); its %zu ring(s) moved to analyzer %d\n",
+            a->index, (unsigned long long)a->chunks, k, to);
+    a->n = 0;
+    __atomic_fetch_sub(&a->load, k, __ATOMIC_RELEASE);
+    pthread_exit(NULL);
+}
+
+/* Count the chunks [a] took from [s] (faults only), stall or die when they say so. */
+static void faults_after_consume(Analyzer *a, Served *s, uint64_t before) {
+    const CabAnalyzerFaults *f = &a->pool->faults;
+    a->chunks += s->ring->chunks - before;
+    if (f->stall_ms && !a->stalled && a->chunks > 0) {
+        a->stalled = true;
+        struct timespec ts = {(time_t)(f->stall_ms / 1000), (long)(f->stall_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (f->die_after && a->chunks >= f->die_after) die(a);
+}
+
 static void *analyzer_main(void *arg) {
     Analyzer *a = arg;
     if (a->cpu >= 0) {
@@ -126,7 +233,11 @@ static void *analyzer_main(void *arg) {
         size_t progress = 0;
         for (size_t i = 0; i < a->n;) {
             Served *s = &a->rings[i];
-            progress += cab_consume(s->ring, s->c.consume, s->c.ctx, ANALYZER_CHUNKS_PER_TURN);
+            bool faulty = a->index == 0 && (a->pool->faults.stall_ms || a->pool->faults.die_after);
+            uint64_t before = s->ring->chunks;
+            /* With faults, one chunk at a time: "dies after N chunks" is exact. */
+            progress += cab_consume(s->ring, s->c.consume, s->c.ctx, faulty ? 1 : ANALYZER_CHUNKS_PER_TURN);
+            if (faulty) faults_after_consume(a, s, before);
             if (!cab_ring_done(s->ring)) {
                 i++;
                 continue;
@@ -143,8 +254,16 @@ static void *analyzer_main(void *arg) {
             continue;
         }
         if (__atomic_load_n(&a->pool->stop, __ATOMIC_ACQUIRE) && a->n == 0 &&
-            __atomic_load_n(&a->load, __ATOMIC_ACQUIRE) == 0)
-            break;
+            __atomic_load_n(&a->load, __ATOMIC_ACQUIRE) == 0) {
+            /* Ending: refuse hand-overs from now on (under mu, where hand_to looks), or a
+             * ring handed over by an analyzer dying during the shutdown would be left
+             * unread. */
+            pthread_mutex_lock(&a->mu);
+            bool end = a->nin == 0;
+            if (end) __atomic_store_n(&a->dead, 1, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&a->mu);
+            if (end) break;
+        }
         /* Idle time (CabStats.idle_ns): from the end of the first round that found nothing
          * to the end of the last backoff, credited to every ring served meanwhile after
          * each backoff. Clock reads only while idle; a busy analyzer reads none. */
@@ -169,54 +288,42 @@ CabAnalyzerPool *cab_analyzer_start(int nthreads, const int *cpus, const char **
         return NULL;
     }
     CabAnalyzerPool *pool = calloc(1, sizeof *pool);
-    if (!pool || !(pool->a = calloc((size_t)nthreads, sizeof *pool->a))) {
+    /* One slot more than asked: the spare a dying analyzer starts (-Xtest.analyzer_die). */
+    if (!pool || !(pool->a = calloc((size_t)nthreads + 1, sizeof *pool->a))) {
         free(pool);
         *err = "cab: out of memory for the analyzer pool";
         return NULL;
     }
+    pool->cap = nthreads + 1;
     for (int i = 0; i < nthreads; i++) {
-        Analyzer *a = &pool->a[i];
-        a->pool = pool;
-        a->cpu = cpus ? cpus[i] : -1;
-        pthread_mutex_init(&a->mu, NULL);
-        int rc = pthread_create(&a->thread, NULL, analyzer_main, a);
-        if (rc != 0) {
-            pool->n = i;
+        init_slot(pool, i, cpus ? cpus[i] : -1);
+        if (!start_thread(pool, i)) {
             cab_analyzer_shutdown(pool);
             *err = "cab: cannot create an analyzer thread";
             return NULL;
         }
-        pool->n = i + 1;
     }
     return pool;
 }
 
+void cab_analyzer_set_faults(CabAnalyzerPool *pool, const CabAnalyzerFaults *f) { pool->faults = *f; }
+
 int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which) {
-    if (which < 0 || which >= pool->n) {
-        which = 0;
-        for (int i = 1; i < pool->n; i++)
-            if (__atomic_load_n(&pool->a[i].load, __ATOMIC_RELAXED) <
-                __atomic_load_n(&pool->a[which].load, __ATOMIC_RELAXED))
-                which = i;
-    }
-    Analyzer *a = &pool->a[which];
-    __atomic_fetch_add(&a->load, 1, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&a->mu);
-    if (!grow(&a->incoming, &a->capin, a->nin + 1)) {
-        fprintf(stderr, "cab: out of memory registering a ring\n");
-        abort();
-    }
-    a->incoming[a->nin++] = (Served){r, *c, 0}; /* since: set at pick-up */
-    /* The mutex orders the ring's creation (plain stores) before the analyzer's use. */
-    __atomic_store_n(&a->waiting, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&a->mu);
+    int n = __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE);
+    if (which < 0 || which >= n) which = least_loaded(pool, -1);
+    Served one = {r, *c, 0}; /* since: set at pick-up */
+    /* A dead analyzer (-Xtest.analyzer_die) refuses: try the live one with the fewest rings
+     * (there is always one: a dying analyzer hands over before it leaves). */
+    while (which < 0 || !hand_to(&pool->a[which], &one, 1)) which = least_loaded(pool, -1);
     return which;
 }
 
 void cab_analyzer_shutdown(CabAnalyzerPool *pool) {
     if (!pool) return;
     __atomic_store_n(&pool->stop, 1, __ATOMIC_RELEASE);
-    for (int i = 0; i < pool->n; i++) {
+    /* pool->n is read again after each join: a dying analyzer may have started the spare
+     * before it ended. */
+    for (int i = 0; i < __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE); i++) {
         Analyzer *a = &pool->a[i];
         pthread_join(a->thread, NULL);
         pthread_mutex_destroy(&a->mu);

@@ -356,6 +356,16 @@ CabAnalyzerPool *cab_analyzer_start(int nthreads, const int *cpus, const char **
  * c->done with the final counters and frees the ring. Returns the analyzer's index. */
 int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which);
 
+/* Testing (-Xtest.analyzer_stall, -Xtest.analyzer_die): faults of analyzer 0, which then
+ * takes one chunk at a time. Set before the first ring is registered. */
+typedef struct CabAnalyzerFaults {
+    unsigned stall_ms;  /* sleep this long once, after the first chunk taken */
+    uint64_t die_after; /* after this many chunks (0: never) the thread ends; its rings move
+                           to the live analyzer with the fewest rings, or to a spare thread
+                           started for them if it was the last: nothing lost or read twice */
+} CabAnalyzerFaults;
+void cab_analyzer_set_faults(CabAnalyzerPool *pool, const CabAnalyzerFaults *f);
+
 /* Wait until every registered ring has been closed (by its producer) and drained, stop the
  * threads and free the pool. Producers must close their rings, or this waits forever. */
 void cab_analyzer_shutdown(CabAnalyzerPool *pool);

@@ -293,6 +293,9 @@ int main(int argc, char **argv) {
                         "to stop at)\n", opt.stage == VM_STAGE_ENQUEUE ? "enqueue" : "communicate");
         return EXIT_USAGE;
     }
+    /* A profiled run: SIGINT/SIGTERM from now on end it with the profile written (vm_prof.c),
+     * even before the profiler has started. */
+    if (opt.profile && !opt.dump_bytecode && !compile_in) vm_prof_block_signals();
     if (compile_out && !compile_in) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;
@@ -306,7 +309,8 @@ int main(int argc, char **argv) {
     print_stats = opt.stats;
     VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
                           pinned ? placement.analyzer_cpus : NULL, (VmProfStage)opt.stage,
-                          (unsigned)opt.test_delay_us, (ProfFormat)opt.format};
+                          (unsigned)opt.test_delay_us, (ProfFormat)opt.format,
+                          {(unsigned)opt.test_stall_ms, (uint64_t)opt.test_die_after}};
     for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
@@ -334,6 +338,7 @@ int main(int argc, char **argv) {
         topt.carriers = left > 1 ? (int)left : 1;
     }
     vm_threads_configure(&topt);
+    if (opt.test_alloc_fail) gc_set_fail_at((uint64_t)opt.test_alloc_fail); /* counts from the first */
     State *S = vm_state_new();
     main_state = S;
     if (opt.gc_stress) gc_set_stress(opt.gc_stress);

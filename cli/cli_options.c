@@ -237,7 +237,7 @@ static const XOption xoptions[] = {
     {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", CHOICE(sequential, analysis_names)},
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
-    {"profile.out", "file name", "(stderr)", "where the profile report goes (written atomically)", OWN(x_profile_out)},
+    {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", OWN(x_profile_out)},
     {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind", CHOICE(format, format_names)},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
@@ -252,6 +252,9 @@ static const XOption xoptions[] = {
     {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", OWN(x_pathprof_oracle)},
 #endif
     {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", COUNT(test_delay_us, 0, 1000000)},
+    {"test.analyzer_stall", "milliseconds (0-60000)", "0", "testing: analyzer 0 sleeps this long once, after its first chunk (a producer may block on its full ring meanwhile); nothing is lost, the profile is complete", COUNT(test_stall_ms, 0, 60000)},
+    {"test.analyzer_die", "N chunks (0-1000000000; 0: never)", "0", "testing: analyzer 0's thread ends after taking N chunks; its rings move to the analyzer with the fewest (with -Xanalyzers=1 a spare thread is started for them), so nothing is lost or analysed twice and the profile is complete; stderr says so", COUNT(test_die_after, 0, 1000000000)},
+    {"test.alloc_fail", "N (0-1000000000000; 0: never)", "0", "testing: the Nth allocation of the GC heap (counted over all threads from the start) fails as at the -Xgc.maxheap cap, through Boehm's out-of-memory hook: \"not enough memory\", which pcall catches; during startup: a message and exit 1", COUNT(test_alloc_fail, 0, 1000000000000LL)},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},

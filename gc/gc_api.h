@@ -71,6 +71,11 @@ void gc_set_stress(unsigned every);
  * "not enough memory"). */
 void gc_set_max_heap(size_t bytes);
 
+/* Testing (-Xtest.alloc_fail): the [n]th allocation from now on (gc_alloc, gc_alloc_leaf,
+ * gc_realloc, all threads) fails as at the heap cap, through Boehm's out-of-memory hook,
+ * and so does the VM's one retry of it after a collection; 0: off. */
+void gc_set_fail_at(uint64_t n);
+
 /* Number of collections so far. */
 uint64_t gc_count(void);
 

@@ -196,12 +196,45 @@ static inline void before_alloc(size_t n) {
     }
 }
 
+/* -Xtest.alloc_fail=N (gc_set_fail_at): allocation number N (gc_alloc, gc_alloc_leaf,
+ * gc_realloc, counted over every thread from the start) fails the way a heap that cannot
+ * grow fails: Boehm's out-of-memory hook (GC_oom_fn, which returns NULL) answers it, as it
+ * does at the -Xgc.maxheap cap. The VM collects and retries once before raising "not enough
+ * memory" (vm_alloc); a real full heap would fail the retry too, so the same thread's next
+ * allocation of the same size fails as well. Only that one allocation fails: a program that
+ * catches the error goes on. */
+static atomic_uint_fast64_t fail_at, nallocs;
+static _Thread_local size_t fail_retry; /* size of the injected failure + 1, 0: none */
+
+static bool injected_failure(size_t n) {
+    if (fail_retry != 0) {
+        bool same = fail_retry == n + 1;
+        fail_retry = 0;
+        if (same) return true;
+    }
+    if (atomic_fetch_add_explicit(&nallocs, 1, memory_order_relaxed) + 1 !=
+        atomic_load_explicit(&fail_at, memory_order_relaxed))
+        return false;
+    fail_retry = n + 1;
+    return true;
+}
+
+void gc_set_fail_at(uint64_t n) { atomic_store_explicit(&fail_at, n, memory_order_relaxed); }
+
+/* Off unless -Xtest.alloc_fail: one relaxed load on the allocation path. */
+#define INJECT(n)                                                                              \
+    if (__builtin_expect(atomic_load_explicit(&fail_at, memory_order_relaxed) != 0, 0) &&     \
+        injected_failure(n))                                                                   \
+        return GC_get_oom_fn()(n);
+
 void *gc_alloc(size_t n) {
+    INJECT(n)
     before_alloc(n);
     return GC_MALLOC(n);
 }
 
 void *gc_alloc_leaf(size_t n) {
+    INJECT(n)
     before_alloc(n);
     return GC_MALLOC_ATOMIC(n);
 }
@@ -209,6 +242,7 @@ void *gc_alloc_leaf(size_t n) {
 void *gc_alloc_root(size_t n) { return GC_MALLOC_UNCOLLECTABLE(n); }
 
 void *gc_realloc(void *p, size_t n) {
+    INJECT(n)
     before_alloc(n);
     return GC_REALLOC(p, n);
 }

@@ -190,15 +190,22 @@ _Noreturn void vm_runerror(State *S, const char *fmt, ...) {
  * States
  * ====================================================================== */
 
+/* The main state cannot be created: no Lua error can be raised yet, so say why and exit
+ * (it used to abort, a crash, when -Xtest.alloc_fail hit one of the first allocations). */
+_Noreturn static void startup_failed(const char *why) {
+    fprintf(stderr, "tandem: cannot create the VM state: %s\n", why);
+    exit(1);
+}
+
 State *vm_newstate_thread(State *parent) {
     State *S = parent ? vm_alloc(parent, sizeof(State)) : gc_alloc(sizeof(State));
-    if (S == NULL) abort();
+    if (S == NULL) startup_failed("not enough memory");
     S->h.type = VT_THREAD;
     S->g = parent ? parent->g : NULL;
     S->stack = gc_alloc((VM_BASIC_STACK + VM_EXTRA_STACK) * sizeof(Value));
     if (S->stack == NULL) {
         if (parent) memerror(parent);
-        abort();
+        startup_failed("not enough memory");
     }
     S->stacksize = VM_BASIC_STACK;
     S->stack_last = S->stack + VM_BASIC_STACK;
@@ -237,7 +244,7 @@ static void open_libs(State *S, void *ud) {
 State *vm_state_new(void) {
     gc_init();
     Global *g = gc_alloc(sizeof(Global));
-    if (g == NULL) abort();
+    if (g == NULL) startup_failed("not enough memory");
     State *S = vm_newstate_thread(NULL);
     S->g = g;
     S->costatus = CO_RUNNING;
@@ -254,13 +261,16 @@ State *vm_state_new(void) {
         g->globals = vm_table_new(S, 0, 64);
         g->loaded = vm_table_new(S, 0, 16);
     } else {
-        fprintf(stderr, "tandem: cannot create the VM state\n");
-        abort();
+        startup_failed(ej.status == VM_ERRMEM ? "not enough memory" : "error");
     }
     S->errjmp = NULL;
-    if (vm_protect(S, open_libs, NULL) != VM_OK) {
-        fprintf(stderr, "tandem: cannot open the standard libraries: %s\n", vm_last_error(S));
-        abort();
+    int st = vm_protect(S, open_libs, NULL);
+    if (st != VM_OK) {
+        /* vm_protect leaves vm_last_error unset: say what we know. Exit, not abort: out of
+         * memory here is not a crash. */
+        fprintf(stderr, "tandem: cannot open the standard libraries: %s\n",
+                st == VM_ERRMEM ? "not enough memory" : S->errval.tt == VT_STR ? S->errval.u.s->data : "error");
+        exit(1);
     }
     return S;
 }

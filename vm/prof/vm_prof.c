@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "gc_api.h"
 #include "vm_compile.h"
 #include "vm_state.h"
 #include "vm_pathprof.h"
@@ -289,10 +291,19 @@ static volatile int partial;
 
 void vm_prof_mark_partial(void) { partial = 1; }
 
+static void *wait_signal(void *arg) {
+    int *sig = arg;
+    if (sigwait(&stop_signals, sig) != 0) *sig = 0;
+    return NULL;
+}
+
 static void *signal_main(void *arg) {
     (void)arg;
     int sig = 0;
-    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    /* Waiting, the thread is inactive for the collector; then it stops the world like any
+     * VM thread at exit. */
+    gc_do_blocking(wait_signal, &sig);
+    if (sig == 0) return NULL;
     partial = 1;
     vm_threads_shutdown(NULL);
     vm_prof_finish();
@@ -303,13 +314,21 @@ static void *signal_main(void *arg) {
     _exit(128 + sig);
 }
 
-static void start_signal_thread(void) {
+void vm_prof_block_signals(void) {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    pthread_t t;
-    if (pthread_create(&t, NULL, signal_main, NULL) == 0) pthread_detach(t);
+}
+
+/* The thread is registered with the collector (gc_thread_start): vm_threads_shutdown may
+ * find a collection under way and wait for it in a blocking region (gc_do_blocking),
+ * which Boehm allows only in threads it knows. Started with a raw pthread_create, it
+ * crashed there (SIGSEGV in GC_do_blocking) when SIGINT/SIGTERM came during a collection
+ * of a multi-threaded run, and no profile was written. */
+static void start_signal_thread(void) {
+    vm_prof_block_signals();
+    if (gc_thread_start(signal_main, NULL, 0) != 0) fprintf(stderr, "tandem: profiler: no signal thread\n");
 }
 
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
@@ -319,6 +338,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
     if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE) {
         run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
         if (run.pool == NULL) return false;
+        cab_analyzer_set_faults(run.pool, &o->faults);
     }
     run.active = true;
     for (int i = 0; i < o->nanalyses; i++) vm_prof_needs |= o->analyses[i]->needs;
@@ -345,6 +365,43 @@ static int write_report(FILE *f, void **st) {
         if (rc != 0) return -1;
     }
     return 0;
+}
+
+/* Write the report to [path] and check every step: a failed write (disk full, /dev/full)
+ * is reported once, as "tandem: cannot write the profile to PATH: REASON", and returns -1
+ * (the caller turns a successful program's status into 1, cli_main.c's finish).
+ * A regular file (or a new one) is written atomically: a temporary file beside it, renamed
+ * over it only once it is whole, so a reader sees the old file or the whole new one and a
+ * failed write leaves the old file in place. Anything else that exists (a device such as
+ * /dev/full or /dev/null, a FIFO, /dev/stdout) is written in place: renaming a temporary
+ * file over it would replace the device node itself (which root may do; that was the
+ * behaviour before: -Xprofile.out=/dev/full as root turned /dev/full into a regular file). */
+static int write_out(const char *path, void **st) {
+    struct stat sb;
+    bool in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+    char *tmp = NULL;
+    if (!in_place) {
+        size_t len = strlen(path) + 32;
+        if ((tmp = malloc(len)) == NULL) oom();
+        snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
+    }
+    int err = 0;
+    FILE *f = fopen(in_place ? path : tmp, "w");
+    if (f == NULL) {
+        err = errno;
+    } else {
+        errno = 0;
+        int rc = write_report(f, st);
+        /* A full disk shows at the flush (the report is buffered): keep its errno. */
+        if (fflush(f) != 0 || ferror(f)) err = errno ? errno : EIO;
+        else if (rc != 0) err = EIO;
+        if (fclose(f) != 0 && err == 0) err = errno;
+        if (err == 0 && !in_place && rename(tmp, path) != 0) err = errno;
+        if (err != 0 && !in_place) unlink(tmp);
+    }
+    if (err != 0) fprintf(stderr, "tandem: cannot write the profile to %s: %s\n", path, strerror(err));
+    free(tmp);
+    return err ? -1 : 0;
 }
 
 /* Serialises the end: the main thread, exit handlers and the signal thread may all get
@@ -390,31 +447,8 @@ static int finish_locked(void) {
         for (VmProfStream *s = run.streams; s; s = s->next)
             if (s != first) run.opt.analyses[i]->merge(st[i], s->st[i]);
     }
-    int rc;
-    if (run.opt.out == NULL) {
-        rc = write_report(stderr, st);
-    } else {
-        /* Atomically: a reader sees the old file or the whole new one. */
-        size_t len = strlen(run.opt.out) + 32;
-        char *tmp = malloc(len);
-        if (tmp == NULL) oom();
-        snprintf(tmp, len, "%s.tmp%ld", run.opt.out, (long)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (f == NULL) {
-            fprintf(stderr, "tandem: cannot write profile '%s': %s\n", tmp, strerror(errno));
-            free(tmp);
-            return -1;
-        }
-        rc = write_report(f, st);
-        if (fclose(f) != 0) rc = -1;
-        if (rc == 0 && rename(tmp, run.opt.out) != 0) rc = -1;
-        if (rc != 0) {
-            fprintf(stderr, "tandem: cannot write profile '%s': %s\n", run.opt.out, strerror(errno));
-            unlink(tmp);
-        }
-        free(tmp);
-    }
-    return rc;
+    if (run.opt.out == NULL) return write_report(stderr, st);
+    return write_out(run.opt.out, st);
 }
 
 void vm_prof_print_stats(FILE *f) {

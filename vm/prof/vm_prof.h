@@ -125,12 +125,19 @@ typedef struct VmProfOptions {
     VmProfStage stage;
     unsigned test_delay_us;       /* -Xtest.analyzer_delay: sleep per chunk (tests) */
     ProfFormat format;            /* -Xprofile.format */
+    CabAnalyzerFaults faults;     /* -Xtest.analyzer_stall, -Xtest.analyzer_die (tests) */
 } VmProfOptions;
 
 /* Before the program runs, on the main thread: start the analyzers (concurrent), give the
  * calling thread its stream and switch the interpreter to its instrumented loop. Returns
  * false and sets [*err] on failure. */
 bool vm_prof_start(const VmProfOptions *o, const char **err);
+
+/* Block SIGINT and SIGTERM in the calling thread (and so in every thread it starts): call
+ * it first thing in main when a profile is asked for, so that a signal that comes before
+ * vm_prof_start waits for its signal thread (the profile is written, marked partial)
+ * instead of killing the process with no profile. vm_prof_start blocks them too. */
+void vm_prof_block_signals(void);
 
 /* A native thread that will run language code starts / ends its stream (no-ops when not
  * profiling). [thread_id]: its language thread (0 for a carrier); [carrier]: the carrier's

@@ -52,6 +52,32 @@ static void *producer_main(void *arg) {
     return NULL;
 }
 
+/* Stream [i] of a test: id i + 1, [total] events, its ring on [transport] with 4 KiB chunks. */
+static void open_stream(Stream *s, int i, uint64_t total, CabTransport transport, size_t ring_bytes) {
+    CabConfig c;
+    cab_config_default(&c);
+    c.transport = transport;
+    c.ring_bytes = ring_bytes;
+    c.chunk_bytes = 4096;
+    s->id = (uint64_t)i + 1;
+    s->next = 1;
+    s->total = total;
+    const char *err = NULL;
+    s->ring = cab_ring_new(&c, NULL, &s->prod, &err);
+    if (!s->ring) fail_msg("%s", err);
+}
+
+/* After the shutdown: every stream done once, every event seen once and in order. */
+static void check_streams(const Stream *s, int n) {
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(s[i].done_calls, 1);
+        assert_int_equal(s[i].bad, 0);
+        assert_int_equal(s[i].seen, s[i].total);
+        assert_int_equal(s[i].final.produced, s[i].total);
+        assert_int_equal(s[i].final.consumed, s[i].total);
+    }
+}
+
 static void test_cab_analyzer_serves_many_rings(void **state) {
     (void)state;
     const char *err = NULL;
@@ -61,17 +87,9 @@ static void test_cab_analyzer_serves_many_rings(void **state) {
     pthread_t th[NPROD];
     memset(s, 0, sizeof s);
     for (int i = 0; i < NPROD; i++) {
-        CabConfig c;
-        cab_config_default(&c);
-        c.transport = (CabTransport)(i % 3);
-        c.ring_bytes = (i < 3 ? 3 + (size_t)i : 64) * 4096;
-        if (c.transport == CAB_TRANSPORT_FFWD) c.ring_bytes = 16 * 4096;
-        c.chunk_bytes = 4096;
-        s[i].id = (uint64_t)i + 1;
-        s[i].next = 1;
-        s[i].total = i == NPROD - 1 ? 5 : 300000 + (uint64_t)i * 1000; /* the last: residue only */
-        s[i].ring = cab_ring_new(&c, NULL, &s[i].prod, &err);
-        if (!s[i].ring) fail_msg("%s", err);
+        CabTransport t = (CabTransport)(i % 3);
+        open_stream(&s[i], i, i == NPROD - 1 ? 5 : 300000 + (uint64_t)i * 1000, /* the last: residue only */
+                    t, t == CAB_TRANSPORT_FFWD ? 16 * 4096 : (i < 3 ? 3 + (size_t)i : 64) * 4096);
         CabConsumer cons = {consume, done, &s[i]};
         int which = cab_analyzer_register(pool, s[i].ring, &cons, -1);
         assert_true(which == 0 || which == 1);
@@ -79,13 +97,37 @@ static void test_cab_analyzer_serves_many_rings(void **state) {
     }
     for (int i = 0; i < NPROD; i++) pthread_join(th[i], NULL);
     cab_analyzer_shutdown(pool);
-    for (int i = 0; i < NPROD; i++) {
-        assert_int_equal(s[i].done_calls, 1);
-        assert_int_equal(s[i].bad, 0);
-        assert_int_equal(s[i].seen, s[i].total);
-        assert_int_equal(s[i].final.produced, s[i].total);
-        assert_int_equal(s[i].final.consumed, s[i].total);
-    }
+    check_streams(s, NPROD);
+}
+
+/* Faults (cab_analyzer_set_faults): analyzer 0 stalls once, or dies after 1 or 7 chunks, in
+ * pools of one (a spare thread takes its rings) and two analyzers (the other one does); a ring
+ * registered after the death goes to a live analyzer. Every event is consumed once, in order,
+ * and every ring is done once. */
+static void test_cab_analyzer_faults_lose_nothing(void **state) {
+    (void)state;
+    for (int nthreads = 1; nthreads <= 2; nthreads++)
+        for (int k = 0; k < 3; k++) {
+            CabAnalyzerPool *pool = cab_analyzer_start(nthreads, NULL, NULL);
+            assert_non_null(pool);
+            CabAnalyzerFaults f = {k == 0 ? 50 : 0, k == 1 ? 1 : k == 2 ? 7 : 0};
+            cab_analyzer_set_faults(pool, &f);
+            enum { N = 4 };
+            Stream s[N];
+            pthread_t th[N];
+            memset(s, 0, sizeof s);
+            for (int i = 0; i < N; i++) {
+                open_stream(&s[i], i, 100000, CAB_TRANSPORT_CAB, 4 * 4096);
+                if (i == N - 1) /* the last comes once the others have run a while */
+                    for (int j = 0; j < N - 1; j++) pthread_join(th[j], NULL);
+                CabConsumer cons = {consume, done, &s[i]};
+                cab_analyzer_register(pool, s[i].ring, &cons, i == N - 1 ? 0 : -1);
+                assert_int_equal(pthread_create(&th[i], NULL, producer_main, &s[i]), 0);
+            }
+            pthread_join(th[N - 1], NULL);
+            cab_analyzer_shutdown(pool);
+            check_streams(s, N);
+        }
 }
 
 /* Shutdown with nothing registered, and a ring closed before its analyzer even picked it up:
@@ -172,6 +214,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cab_analyzer_serves_many_rings),
         cmocka_unit_test(test_cab_analyzer_shutdown_drains_closed_rings),
+        cmocka_unit_test(test_cab_analyzer_faults_lose_nothing),
         cmocka_unit_test(test_cab_analyzer_idle_time),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
         cmocka_unit_test(test_cab_topology_basics),
