@@ -184,6 +184,23 @@ void *gc_alloc_leaf(size_t n) {
 
 void *gc_alloc_root(size_t n) { return GC_MALLOC_UNCOLLECTABLE(n); }
 
+/* A suspended coroutine's frames keep their redzones poisoned; if the coroutine is dropped,
+ * the block is collected with them, and the next allocation that reuses the memory (Boehm's
+ * own memset included) is reported as a stack-buffer-underflow. A finalizer (ASan builds
+ * only) clears them before the block is freed. */
+#ifdef __has_feature
+#if __has_feature(address_sanitizer)
+#define GC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GC_ASAN)
+#include <sanitizer/asan_interface.h>
+static void GC_CALLBACK stack_block_freed(void *p, void *n) { __asan_unpoison_memory_region(p, (size_t)n); }
+void gc_stack_block(void *p, size_t n) { GC_REGISTER_FINALIZER_NO_ORDER(p, stack_block_freed, (void *)n, NULL, NULL); }
+#else
+void gc_stack_block(void *p, size_t n) { (void)p, (void)n; }
+#endif
+
 void *gc_realloc(void *p, size_t n) {
     before_alloc(n);
     return GC_REALLOC(p, n);

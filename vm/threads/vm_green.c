@@ -59,6 +59,7 @@ typedef struct Carrier {
     atomic_int preempt;
     atomic_ulong switches;      /* green threads switched in so far */
     unsigned long seen;         /* ticker's copy of switches at the last tick */
+    VmSanStack san;             /* sanitizer builds: its own stack (vm_sanitize.h) */
 } Carrier;
 
 static void (*switch_hook)(int carrier, uint64_t thread_id, State *moved);
@@ -145,6 +146,12 @@ static VmThread *next_thread(Carrier *c) {
 
 static void *stack_top(State *S) { return S->cstack ? (char *)S->cstack + S->cstacksize : S->basestack->hi; }
 
+/* Sanitizer builds (vm_sanitize.h): the stack [t] runs on, its green stack or the C stack of
+ * the coroutine it was running when it switched out. */
+static const VmSanStack *san_stack(VmThread *t) {
+    return t->run_state != NULL && t->run_state->cstack != NULL ? &t->run_state->san : &t->san;
+}
+
 /* On the green stack of [t], running state [S] (t's base state or a coroutine of it): go back
  * to the carrier, which then does [action]. Returns when t is switched in again, maybe on
  * another carrier. */
@@ -155,7 +162,11 @@ static void switch_out(State *S, VmThread *t, int action) {
     if (t->gcs.spp == NULL) t->gcs.spp = &t->gsp; /* the green stack itself goes dormant */
     c->action = action;
     gc_set_stack(c->native->hi);
+    void *fake = NULL;
+    vm_san_switch_start(action == ACT_EXIT ? NULL : &fake, &c->san);
     vm_ctx_switch(&t->gsp, c->native_sp);
+    /* Switched in again, by t->carrier: its stack is the way back. */
+    vm_san_switch_finish(fake, &t->carrier->san);
 }
 
 static void run(Carrier *c, VmThread *t) {
@@ -170,7 +181,10 @@ static void run(Carrier *c, VmThread *t) {
     gc_set_stack(t->run_hi);
     c->action = ACT_NONE;
     if (switch_hook) switch_hook(c->index, t->id, moved);
+    void *fake = NULL;
+    vm_san_switch_start(&fake, san_stack(t));
     vm_ctx_switch(&c->native_sp, t->gsp);
+    vm_san_switch_finish(fake, NULL);
     /* Back on the native stack. */
     c->native->spp = NULL;
     c->current = NULL;
@@ -194,6 +208,8 @@ static void run(Carrier *c, VmThread *t) {
         char *lo = t->stack_lo;
         t->stack_lo = NULL;
         gc_stack_unlink(&t->gcs);
+        vm_san_stack_reset(lo + GREEN_GUARD, GREEN_STACK); /* reused: see vm_sanitize.h */
+        vm_san_fiber_free(&t->san);
         __atomic_store_n(&t->gstate, G_DONE, __ATOMIC_RELEASE);
         stack_put(lo);
         break;
@@ -211,6 +227,7 @@ static int main_done;
 static _Noreturn void green_entry(void) {
     Ctx *c = vm_ctx_current();
     VmThread *t = c->carrier->current;
+    vm_san_switch_finish(NULL, &c->carrier->san);
     if (t->main_body) {
         t->main_body(t->S, t->main_ud);
         pthread_mutex_lock(&main_lock);
@@ -237,6 +254,10 @@ static const char *prepare(VmThread *t) {
     t->run_hi = hi;
     t->gcs.hi = hi;
     t->gcs.spp = &t->gsp;
+    t->run_state = NULL; /* it starts on its green stack */
+    t->san.lo = lo + GREEN_GUARD;
+    t->san.size = GREEN_STACK;
+    t->san.fiber = vm_san_fiber_new();
     gc_stack_link(&t->gcs);
     t->S->basestack = &t->gcs;
     t->gstate = G_READY;
@@ -254,6 +275,7 @@ static void *idle_wait(void *arg) {
 static void *carrier_main(void *arg) {
     Carrier *c = arg;
     c->native = gc_native_stack();
+    c->san.fiber = vm_san_fiber_self();
     vm_ctx_set_current(&c->ctx);
     vm_prof_thread_begin(0, c->index);
     for (;;) {
