@@ -199,7 +199,9 @@ static void run(Carrier *c, VmThread *t) {
         if (__atomic_load_n(&t->permit, __ATOMIC_SEQ_CST)) {
             int exp = G_PARKED;
             if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-                t->permit = 0;
+                /* Atomic: another unpark may be storing 1 at the same time (a plain store
+                 * here was a data race, found by TSan). */
+                __atomic_store_n(&t->permit, 0, __ATOMIC_SEQ_CST);
                 enqueue(t);
             }
         }
@@ -402,7 +404,8 @@ void vm_green_unpark(VmThread *t) {
     __atomic_store_n(&t->permit, 1, __ATOMIC_SEQ_CST);
     int exp = G_PARKED;
     if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-        t->permit = 0;
+        /* Atomic: the carrier reads it, and other unparks store it, concurrently (TSan). */
+        __atomic_store_n(&t->permit, 0, __ATOMIC_SEQ_CST);
         enqueue(t);
     }
 }
