@@ -40,8 +40,8 @@
 void vm_ctx_switch(void **save_sp, void *new_sp); /* vm_coro.c */
 
 /* Size of a green stack: interpreter frames and up to VM_MAXCCALLS nested C calls, plus the
- * collector's signal frame (see vm_coro.c). */
-#define GREEN_STACK (256 * 1024)
+ * collector's signal frame (see vm_coro.c); 4 times that under ASan, as there. */
+#define GREEN_STACK ((VM_ASAN ? 4 : 1) * 256 * 1024)
 #define GREEN_GUARD 4096
 
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
