@@ -171,7 +171,7 @@ static void switch_out(State *S, VmThread *t, int action) {
 
 static void run(Carrier *c, VmThread *t) {
     State *moved = t->carrier != NULL && t->carrier != c ? t->run_state : NULL;
-    c->current = t;
+    __atomic_store_n(&c->current, t, __ATOMIC_RELAXED); /* the ticker reads it (TSan) */
     t->carrier = c;
     t->gstate = G_RUNNING;
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
@@ -187,7 +187,7 @@ static void run(Carrier *c, VmThread *t) {
     vm_san_switch_finish(fake, NULL);
     /* Back on the native stack. */
     c->native->spp = NULL;
-    c->current = NULL;
+    __atomic_store_n(&c->current, NULL, __ATOMIC_RELAXED);
     vm_thread_set_current(NULL);
     switch (c->action) {
     case ACT_YIELD:
@@ -315,7 +315,7 @@ static void preempt_check(void) {
     for (int i = 0; i < ncarriers; i++) {
         Carrier *c = &carriers[i];
         unsigned long sw = atomic_load_explicit(&c->switches, memory_order_relaxed);
-        if (waiting > 0 && c->current != NULL && sw == c->seen) {
+        if (waiting > 0 && __atomic_load_n(&c->current, __ATOMIC_RELAXED) != NULL && sw == c->seen) {
             atomic_store(&c->preempt, 1);
             any = true;
         }
