@@ -28,9 +28,11 @@ build() { # dir sanitizers
 }
 
 # The TSan subset: what has threads of its own (language threads under both models, carriers,
-# analyzer threads, the CAB rings, the collector's stop-the-world). Everything else is
-# single-threaded and covered by the ASan+UBSan run.
-TSAN_TESTS='^(threads_|interp_threads_|profile|unit_cab_|unit_gc_)'
+# the CAB rings and analyzer threads, the collector's stop-the-world). Everything else is
+# single-threaded and covered by the ASan+UBSan run. Not the profile* tests: there the JIT
+# (on by default) writes the CAB slots, and TSan, which does not see generated code, misses
+# the producer's release stores and reports every analyzer read as a race (tests/README.md).
+TSAN_TESTS='^(threads_|interp_threads_|unit_cab_|unit_gc_)'
 
 run_address() {
     build build-asan address,undefined
