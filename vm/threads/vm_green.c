@@ -173,7 +173,7 @@ static void run(Carrier *c, VmThread *t) {
     State *moved = t->carrier != NULL && t->carrier != c ? t->run_state : NULL;
     __atomic_store_n(&c->current, t, __ATOMIC_RELAXED); /* the ticker reads it (TSan) */
     t->carrier = c;
-    t->gstate = G_RUNNING;
+    __atomic_store_n(&t->gstate, G_RUNNING, __ATOMIC_SEQ_CST); /* unpark CASes it (TSan) */
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
     vm_thread_set_current(t);
     c->native->spp = &c->native_sp;
@@ -191,7 +191,7 @@ static void run(Carrier *c, VmThread *t) {
     vm_thread_set_current(NULL);
     switch (c->action) {
     case ACT_YIELD:
-        t->gstate = G_READY;
+        __atomic_store_n(&t->gstate, G_READY, __ATOMIC_SEQ_CST);
         enqueue(t);
         break;
     case ACT_PARK:
