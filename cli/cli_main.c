@@ -68,14 +68,17 @@ static char *read_file(const char *path, size_t *len) {
 }
 
 static char *chunkname_for(const char *path) {
-    size_t n = strlen(path);
-    char *c = malloc(n + 2);
+    /* "=stdin" is longer than "-": sized for the name it gets (it overflowed malloc(3),
+     * found by ASan) */
+    const char *name = strcmp(path, "-") == 0 ? "=stdin" : NULL;
+    size_t n = name ? strlen(name) : strlen(path) + 1;
+    char *c = malloc(n + 1);
     if (c == NULL) abort();
-    if (strcmp(path, "-") == 0) {
-        strcpy(c, "=stdin");
+    if (name) {
+        memcpy(c, name, n + 1);
     } else {
         c[0] = '@';
-        memcpy(c + 1, path, n + 1);
+        memcpy(c + 1, path, n);
     }
     return c;
 }

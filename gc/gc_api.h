@@ -31,6 +31,11 @@ void *gc_alloc_leaf(size_t n);
  * descriptors that must outlive every reference to them from the heap). */
 void *gc_alloc_root(size_t n);
 
+/* Say that the gc_alloc block [p] of [n] bytes serves as a machine stack (a coroutine's C
+ * stack). AddressSanitizer builds clear the redzones its frames leave behind once it is
+ * collected (Boehm then reuses the memory, and would trip over them); nothing otherwise. */
+void gc_stack_block(void *p, size_t n);
+
 /* Resize a block from gc_alloc/gc_alloc_leaf keeping its kind; new bytes of a scanned block
  * are zeroed. Returns NULL on exhaustion (the old block is untouched). */
 void *gc_realloc(void *p, size_t n);

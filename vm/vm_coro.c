@@ -21,12 +21,15 @@
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_sanitize.h"
 
 /* Size of a coroutine's C stack. Deep C recursion inside a coroutine (metamethods calling
  * metamethods) stops with "C stack overflow" VM_CSTACK_SLACK bytes before the end, which
  * leaves room for library functions and the collector's suspend signal handler (about
- * 3.4 KB of kernel frame on this machine, see the dependency notes). */
-#define VM_CSTACK_SIZE (192 * 1024)
+ * 3.4 KB of kernel frame on this machine, see the dependency notes). ASan's redzones make
+ * frames 2-3 times larger: its builds get 4 times the stack, so that programs stop at the
+ * same depths (coroutines/c_stack_depth.lua: 150 nested pcalls). */
+#define VM_CSTACK_SIZE ((VM_ASAN ? 4 : 1) * 192 * 1024)
 #define VM_CSTACK_SLACK (32 * 1024)
 
 /* void vm_ctx_switch(void **save_sp, void *new_sp): save the callee-saved registers on the
@@ -51,14 +54,20 @@ static void *stack_hi(State *S) {
     return S->cstack ? (char *)S->cstack + S->cstacksize : S->basestack->hi;
 }
 
-/* Switch the running native thread from [from]'s C stack to [to]'s. Returns when some
+/* Switch the running native thread from [from]'s C stack to [to]'s: [to] is resumed by
+ * [from] ([resume]) or [from] yields (or ends) to its resumer [to]. Returns when some
  * coroutine switches back to [from]. Both run in the same language thread (to->basestack
- * was set by resume). */
-static void switch_to(State *from, State *to) {
+ * was set by resume). Sanitizer builds announce the switch (vm_sanitize.h): a coroutine
+ * learns its resumer's stack when it is resumed, and goes back to it. */
+static void switch_to(State *from, State *to, bool resume) {
     gc_set_stack(stack_hi(to));
     if (from->cstack == NULL) from->basestack->spp = &from->csp;
     if (to->cstack == NULL) to->basestack->spp = NULL;
+    if (resume) to->san_back.fiber = vm_san_fiber_self();
+    void *fake = NULL;
+    vm_san_switch_start(from->costatus == CO_DEAD ? NULL : &fake, resume ? &to->san : &from->san_back);
     vm_ctx_switch(&from->csp, to->csp);
+    vm_san_switch_finish(fake, resume ? NULL : &from->san_back);
 }
 
 /* ======================================================================
@@ -78,6 +87,7 @@ static void f_closeall(State *co, void *ud) {
 
 static _Noreturn void coro_entry(void) {
     State *co = starting;
+    vm_san_switch_finish(NULL, &co->san_back);
     int status = vm_rawrunprotected(co, f_body, NULL);
     if (status == VM_OK) {
         co->nxfer = (int)(co->top - (co->stack + 1));
@@ -98,7 +108,7 @@ static _Noreturn void coro_entry(void) {
     State *to = co->resumer;
     co->resumer = NULL;
     to->costatus = CO_RUNNING;
-    switch_to(co, to);
+    switch_to(co, to, false);
     /* A dead coroutine is never switched to again. */
     __builtin_unreachable();
 }
@@ -130,13 +140,27 @@ static void init_cstack(State *S, State *co) {
     /* A dead coroutine's stack is as good as a new one, and allocating a new one costs
      * 192 KB of zeroing and collector churn per coroutine (coroutine_pipeline). */
     co->cstack = cstack_take(g);
-    if (co->cstack == NULL) co->cstack = vm_alloc(S, VM_CSTACK_SIZE);
+    if (co->cstack == NULL) {
+        co->cstack = vm_alloc(S, VM_CSTACK_SIZE);
+        gc_stack_block(co->cstack, VM_CSTACK_SIZE);
+    }
     uintptr_t top = ((uintptr_t)co->cstack + VM_CSTACK_SIZE) & ~(uintptr_t)15;
     void **sp = (void **)(top - 64);
     for (int i = 0; i < 8; i++) sp[i] = NULL;
     sp[6] = (void *)coro_entry; /* 6 pops, then ret: rsp % 16 == 8 at entry, as after a call */
     co->csp = sp;
     co->cstack_limit = (char *)co->cstack + VM_CSTACK_SLACK;
+    co->san.lo = co->cstack;
+    co->san.size = VM_CSTACK_SIZE;
+    co->san.fiber = vm_san_fiber_new();
+}
+
+/* Sanitizer builds: [co]'s C stack is left for good (it ended, or was closed while
+ * suspended): its frames' redzones are cleared before the memory serves again, and its
+ * fiber ends. */
+static void cstack_abandon(State *co) {
+    vm_san_stack_reset(co->cstack, co->cstacksize);
+    vm_san_fiber_free(&co->san);
 }
 
 /* ======================================================================
@@ -173,11 +197,12 @@ int vm_coro_resume(State *S, State *co, int nargs) {
     S->costatus = CO_NORMAL;
     if (co->costatus == CO_SUSPENDED_NEW) starting = co;
     co->costatus = CO_RUNNING;
-    switch_to(S, co);
+    switch_to(S, co, true);
     /* Back: the coroutine yielded, returned or failed. */
     S->costatus = CO_RUNNING;
     if (co->costatus == CO_DEAD && co->cstack != NULL) {
         /* We are off its stack for good: keep the stack for the next coroutine. */
+        cstack_abandon(co);
         cstack_give(S->g, co->cstack);
         co->cstack = NULL;
         co->csp = NULL;
@@ -200,7 +225,7 @@ int vm_coro_yield(State *S, int n) {
     S->costatus = CO_SUSPENDED;
     S->resumer = NULL;
     to->costatus = CO_RUNNING;
-    switch_to(S, to);
+    switch_to(S, to, false);
     return S->nxfer;
 }
 
@@ -219,5 +244,6 @@ int vm_coro_close_suspended(State *S, State *co) {
     co->resumer = NULL;
     co->costatus = CO_DEAD;
     co->top = co->stack + 1;
+    if (co->cstack != NULL) cstack_abandon(co);
     return status;
 }

@@ -124,7 +124,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * the slow path may park this thread for a collection or switch green threads. */
 #define POLL() \
     do { \
-        if (__builtin_expect(vm_poll_word != 0, 0)) { \
+        if (VM_POLL_PENDING()) { \
             ci->savedpc = pc; \
             vm_poll_slow(S); \
         } \
@@ -178,7 +178,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     goto *dispatch[vm_op(i)];
 #endif
 startfunc:
-    if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
+    if (VM_POLL_PENDING()) vm_poll_slow(S);
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */

@@ -9,6 +9,7 @@
 #include "gc_api.h"
 
 #include "vm_value.h"
+#include "vm_sanitize.h"
 #include "vm_table.h"
 
 /* Metamethod events. The first VM_TM_FAST ones are cached as "absent" bits in a metatable's
@@ -122,6 +123,9 @@ typedef struct State {
     GcStack *basestack;        /* the stack of the language thread running this state (its
                                   native thread's or its green stack); set by resume */
     struct VmThread *thread;   /* base state of a language thread: the thread; else NULL */
+    /* sanitizer builds only (vm_sanitize.h): this coroutine's C stack, and its resumer's
+     * stack (the way back), as the sanitizers know them */
+    VmSanStack san, san_back;
 } State;
 
 /* Extra slots above stack_last for C functions' small pushes without checks. */

@@ -40,8 +40,8 @@
 void vm_ctx_switch(void **save_sp, void *new_sp); /* vm_coro.c */
 
 /* Size of a green stack: interpreter frames and up to VM_MAXCCALLS nested C calls, plus the
- * collector's signal frame (see vm_coro.c). */
-#define GREEN_STACK (256 * 1024)
+ * collector's signal frame (see vm_coro.c); 4 times that under ASan, as there. */
+#define GREEN_STACK ((VM_ASAN ? 4 : 1) * 256 * 1024)
 #define GREEN_GUARD 4096
 
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
@@ -59,6 +59,7 @@ typedef struct Carrier {
     atomic_int preempt;
     atomic_ulong switches;      /* green threads switched in so far */
     unsigned long seen;         /* ticker's copy of switches at the last tick */
+    VmSanStack san;             /* sanitizer builds: its own stack (vm_sanitize.h) */
 } Carrier;
 
 static void (*switch_hook)(int carrier, uint64_t thread_id, State *moved);
@@ -145,6 +146,12 @@ static VmThread *next_thread(Carrier *c) {
 
 static void *stack_top(State *S) { return S->cstack ? (char *)S->cstack + S->cstacksize : S->basestack->hi; }
 
+/* Sanitizer builds (vm_sanitize.h): the stack [t] runs on, its green stack or the C stack of
+ * the coroutine it was running when it switched out. */
+static const VmSanStack *san_stack(VmThread *t) {
+    return t->run_state != NULL && t->run_state->cstack != NULL ? &t->run_state->san : &t->san;
+}
+
 /* On the green stack of [t], running state [S] (t's base state or a coroutine of it): go back
  * to the carrier, which then does [action]. Returns when t is switched in again, maybe on
  * another carrier. */
@@ -155,14 +162,18 @@ static void switch_out(State *S, VmThread *t, int action) {
     if (t->gcs.spp == NULL) t->gcs.spp = &t->gsp; /* the green stack itself goes dormant */
     c->action = action;
     gc_set_stack(c->native->hi);
+    void *fake = NULL;
+    vm_san_switch_start(action == ACT_EXIT ? NULL : &fake, &c->san);
     vm_ctx_switch(&t->gsp, c->native_sp);
+    /* Switched in again, by t->carrier: its stack is the way back. */
+    vm_san_switch_finish(fake, &t->carrier->san);
 }
 
 static void run(Carrier *c, VmThread *t) {
     State *moved = t->carrier != NULL && t->carrier != c ? t->run_state : NULL;
-    c->current = t;
+    __atomic_store_n(&c->current, t, __ATOMIC_RELAXED); /* the ticker reads it (TSan) */
     t->carrier = c;
-    t->gstate = G_RUNNING;
+    __atomic_store_n(&t->gstate, G_RUNNING, __ATOMIC_SEQ_CST); /* unpark CASes it (TSan) */
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
     vm_thread_set_current(t);
     c->native->spp = &c->native_sp;
@@ -170,14 +181,17 @@ static void run(Carrier *c, VmThread *t) {
     gc_set_stack(t->run_hi);
     c->action = ACT_NONE;
     if (switch_hook) switch_hook(c->index, t->id, moved);
+    void *fake = NULL;
+    vm_san_switch_start(&fake, san_stack(t));
     vm_ctx_switch(&c->native_sp, t->gsp);
+    vm_san_switch_finish(fake, NULL);
     /* Back on the native stack. */
     c->native->spp = NULL;
-    c->current = NULL;
+    __atomic_store_n(&c->current, NULL, __ATOMIC_RELAXED);
     vm_thread_set_current(NULL);
     switch (c->action) {
     case ACT_YIELD:
-        t->gstate = G_READY;
+        __atomic_store_n(&t->gstate, G_READY, __ATOMIC_SEQ_CST);
         enqueue(t);
         break;
     case ACT_PARK:
@@ -185,7 +199,9 @@ static void run(Carrier *c, VmThread *t) {
         if (__atomic_load_n(&t->permit, __ATOMIC_SEQ_CST)) {
             int exp = G_PARKED;
             if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-                t->permit = 0;
+                /* Atomic: another unpark may be storing 1 at the same time (a plain store
+                 * here was a data race, found by TSan). */
+                __atomic_store_n(&t->permit, 0, __ATOMIC_SEQ_CST);
                 enqueue(t);
             }
         }
@@ -194,6 +210,8 @@ static void run(Carrier *c, VmThread *t) {
         char *lo = t->stack_lo;
         t->stack_lo = NULL;
         gc_stack_unlink(&t->gcs);
+        vm_san_stack_reset(lo + GREEN_GUARD, GREEN_STACK); /* reused: see vm_sanitize.h */
+        vm_san_fiber_free(&t->san);
         __atomic_store_n(&t->gstate, G_DONE, __ATOMIC_RELEASE);
         stack_put(lo);
         break;
@@ -211,6 +229,7 @@ static int main_done;
 static _Noreturn void green_entry(void) {
     Ctx *c = vm_ctx_current();
     VmThread *t = c->carrier->current;
+    vm_san_switch_finish(NULL, &c->carrier->san);
     if (t->main_body) {
         t->main_body(t->S, t->main_ud);
         pthread_mutex_lock(&main_lock);
@@ -237,6 +256,10 @@ static const char *prepare(VmThread *t) {
     t->run_hi = hi;
     t->gcs.hi = hi;
     t->gcs.spp = &t->gsp;
+    t->run_state = NULL; /* it starts on its green stack */
+    t->san.lo = lo + GREEN_GUARD;
+    t->san.size = GREEN_STACK;
+    t->san.fiber = vm_san_fiber_new();
     gc_stack_link(&t->gcs);
     t->S->basestack = &t->gcs;
     t->gstate = G_READY;
@@ -254,6 +277,7 @@ static void *idle_wait(void *arg) {
 static void *carrier_main(void *arg) {
     Carrier *c = arg;
     c->native = gc_native_stack();
+    c->san.fiber = vm_san_fiber_self();
     vm_ctx_set_current(&c->ctx);
     vm_prof_thread_begin(0, c->index);
     for (;;) {
@@ -291,7 +315,7 @@ static void preempt_check(void) {
     for (int i = 0; i < ncarriers; i++) {
         Carrier *c = &carriers[i];
         unsigned long sw = atomic_load_explicit(&c->switches, memory_order_relaxed);
-        if (waiting > 0 && c->current != NULL && sw == c->seen) {
+        if (waiting > 0 && __atomic_load_n(&c->current, __ATOMIC_RELAXED) != NULL && sw == c->seen) {
             atomic_store(&c->preempt, 1);
             any = true;
         }
@@ -380,7 +404,8 @@ void vm_green_unpark(VmThread *t) {
     __atomic_store_n(&t->permit, 1, __ATOMIC_SEQ_CST);
     int exp = G_PARKED;
     if (__atomic_compare_exchange_n(&t->gstate, &exp, G_READY, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-        t->permit = 0;
+        /* Atomic: the carrier reads it, and other unparks store it, concurrently (TSan). */
+        __atomic_store_n(&t->permit, 0, __ATOMIC_SEQ_CST);
         enqueue(t);
     }
 }

@@ -113,7 +113,7 @@ static void safepoint_park(Ctx *c) {
 
 void vm_poll_slow(State *S) {
     Ctx *c = vm_ctx_current();
-    if (vm_poll_word & VM_POLL_SAFEPOINT) safepoint_park(c);
+    if (__atomic_load_n(&vm_poll_word, __ATOMIC_RELAXED) & VM_POLL_SAFEPOINT) safepoint_park(c);
     if (c != NULL && c->carrier != NULL) vm_green_maybe_preempt(S, c);
 }
 

@@ -59,7 +59,7 @@ void vm_thread_forget(VmThread *t) {
 
 static void *native_wait(void *arg) {
     VmThread *t = arg;
-    while (!t->permit) pthread_cond_wait(&t->pk_cond, &t->pk_lock);
+    while (!__atomic_load_n(&t->permit, __ATOMIC_RELAXED)) pthread_cond_wait(&t->pk_cond, &t->pk_lock);
     return NULL;
 }
 
@@ -74,7 +74,7 @@ void vm_thread_park(State *S, VmThread *t) {
     vm_ctx_block(c);
     pthread_mutex_lock(&t->pk_lock);
     gc_do_blocking(native_wait, t);
-    t->permit = 0;
+    __atomic_store_n(&t->permit, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&t->pk_lock);
     vm_ctx_unblock(c);
 }
@@ -85,7 +85,8 @@ void vm_thread_unpark(VmThread *t) {
         return;
     }
     pthread_mutex_lock(&t->pk_lock);
-    t->permit = 1;
+    /* Atomic although under pk_lock: park's fast path exchanges it without the lock. */
+    __atomic_store_n(&t->permit, 1, __ATOMIC_RELEASE);
     pthread_cond_signal(&t->pk_cond);
     pthread_mutex_unlock(&t->pk_lock);
 }

@@ -25,11 +25,14 @@
 
 /* Non-zero when some thread must come to its next poll's slow path: a safepoint operation
  * is pending, or (green threads) a carrier's time slice is over. The poll is one load, one
- * compare and one branch. */
+ * compare and one branch. Written atomically by other threads, so read atomically too
+ * (VM_POLL_PENDING): relaxed, a plain mov on x86-64; it only says "go to the slow path",
+ * which synchronises under the safepoint lock (a plain read was a data race for TSan). */
 extern volatile uint32_t vm_poll_word;
+#define VM_POLL_PENDING() __builtin_expect(__atomic_load_n(&vm_poll_word, __ATOMIC_RELAXED) != 0, 0)
 void vm_poll_slow(State *S) __attribute__((noinline, cold));
 static inline void vm_poll(State *S) {
-    if (__builtin_expect(vm_poll_word != 0, 0)) vm_poll_slow(S);
+    if (VM_POLL_PENDING()) vm_poll_slow(S);
 }
 
 /* Blocking regions (the calling thread counts as stopped between the two). */

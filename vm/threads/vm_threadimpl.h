@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "gc_api.h"
+#include "vm_sanitize.h"
 #include "vm_thread.h"
 
 /* Bits of vm_poll_word. */
@@ -75,6 +76,7 @@ typedef struct VmThread {
     void (*main_body)(State *S, void *ud); /* green main thread: run this instead */
     void *main_ud;
     struct VmThread *all_next, *all_prev;
+    VmSanStack san;             /* sanitizer builds: its green stack (vm_sanitize.h) */
 } VmThread;
 
 Ctx *vm_ctx_current(void);
