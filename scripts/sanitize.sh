@@ -1,7 +1,7 @@
 #!/bin/sh
 # Sanitizer builds and their test runs (tests/README.md, "Sanitizers"):
 #   scripts/sanitize.sh address   build-asan/: -DTANDEM_SANITIZE=address,undefined, the whole suite
-#   scripts/sanitize.sh thread    build-tsan/: -DTANDEM_SANITIZE=thread, threads, profiles, CABs
+#   scripts/sanitize.sh thread    build-tsan/: -DTANDEM_SANITIZE=thread, the CAB and collector tests
 #   scripts/sanitize.sh [all]     both, one after the other
 # Extra arguments go to ctest (e.g. -R threads_green2). RelWithDebInfo (readable reports, no
 # LTO), warnings as errors, the path oracle on (profile_analyses requires it).
