@@ -251,6 +251,7 @@ static const XOption xoptions[] = {
     {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", OWN(x_pathprof_oracle)},
 #endif
     {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", COUNT(test_delay_us, 0, 1000000)},
+    {"test.sched_fuzz", "seed N (0-4294967295)", "0 (off)", "testing: at safepoint polls, at random (one sequence per seed and thread) a green thread yields its carrier or a native thread calls sched_yield, or either naps 1-200 us", COUNT(sched_fuzz, 0, 0xffffffff)},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},
