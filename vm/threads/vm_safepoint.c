@@ -119,12 +119,12 @@ static void safepoint_park(Ctx *c) {
 
 /* With a seed, VM_POLL_FUZZ stays set, so every poll (interpreter and JIT alike) comes
  * here, and one poll in FUZZ_ODDS steps off the schedule: a green thread yields its carrier
- * (as if its slice were over) or the carrier naps with its queue open to stealing; a native
- * thread calls sched_yield or naps. Naps (1-200 us) are blocking regions, like thread.sleep,
- * so collections go on meanwhile. Each native thread or carrier draws from its own
+ * (as if its slice were over) or a native thread calls sched_yield, and one step in eight
+ * is a nap instead (a napping carrier leaves its queue open to stealing). Naps (1-200 us)
+ * are blocking regions, like thread.sleep, so collections go on meanwhile. Each native thread or carrier draws from its own
  * generator, seeded by SEED and its thread id or carrier index, so a seed names one
  * sequence of decisions per thread (the interleaving still depends on the OS). */
-#define FUZZ_ODDS 32
+#define FUZZ_ODDS 256
 
 static _Thread_local uint64_t fz_rng;
 static uint64_t fz_yields, fz_naps;
@@ -153,12 +153,10 @@ static void sched_fuzz(State *S, Ctx *c) {
     if (r % FUZZ_ODDS != 0) return;
     r /= FUZZ_ODDS;
     bool green = c != NULL && c->carrier != NULL;
-    if (green && S != NULL && r % 4 != 0) { /* S == NULL: the carrier's own loop */
+    if (r % 8 != 0 && (!green || S != NULL)) { /* S == NULL: the carrier's own loop, nothing to yield */
         __atomic_add_fetch(&fz_yields, 1, __ATOMIC_RELAXED);
-        vm_green_yield(S);
-    } else if (!green && r % 2 == 0) {
-        __atomic_add_fetch(&fz_yields, 1, __ATOMIC_RELAXED);
-        sched_yield();
+        if (green) vm_green_yield(S);
+        else sched_yield();
     } else {
         __atomic_add_fetch(&fz_naps, 1, __ATOMIC_RELAXED);
         struct timespec ts = {0, 1000 + (long)((r >> 8) % 200000)};
