@@ -172,6 +172,37 @@ def run(cmd, path, timeout):
     return r.code, r.out
 
 
+def disagree(outs):
+    """The runs of [outs] ({name: (status, output)}) that differ from "interp": the JIT
+    exactly but for the sign of NaNs (see nan_sign); lua5.4 also up to error positions and
+    the sign of a float zero (see normalize)."""
+    ref = nan_sign(outs["interp"])
+    bad = [k for k, v in outs.items() if k != "lua5.4" and nan_sign(v) != ref]
+    if "lua5.4" in outs and normalize(nan_sign(outs["lua5.4"])) != normalize(ref):
+        bad.append("lua5.4")
+    return bad
+
+
+def differential(path, src, cmds, timeout, run_one=None):
+    """Write the program [src] to [path], run it under each of [cmds] ({name: argv}; "interp"
+    is the reference) with [run_one] (default run) and return the names that disagree. A
+    failing program stays with its outputs beside it (PATH.NAME.out); a passing one is
+    removed."""
+    with open(path, "w") as f:
+        f.write(src)
+    outs = {k: (run_one or run)(cmd, path, timeout) for k, cmd in cmds.items()}
+    bad = disagree(outs)
+    if bad:
+        for k, v in outs.items():
+            with open(path + "." + k + ".out", "w") as f:
+                f.write("status %s\n%s" % (v[0], v[1]))
+        print("FAIL %s: %s differ from the interpreter (outputs kept beside it)" % (path, ", ".join(bad)))
+        sys.stdout.flush()
+    else:
+        os.remove(path)
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tandem", required=True)
@@ -189,26 +220,10 @@ def main():
     for n in range(args.programs):
         src = Gen(rnd).program(args.funcs)
         path = os.path.join(tmpdir, "p%d.lua" % n)
-        with open(path, "w") as f:
-            f.write(src)
-        outs = {"jit": run([args.tandem, "-Xdump=jit"], path, args.timeout),
-                "interp": run([args.tandem, "-Xjit=off"], path, args.timeout)}
+        cmds = {"jit": [args.tandem, "-Xdump=jit"], "interp": [args.tandem, "-Xjit=off"]}
         if args.lua:
-            outs["lua5.4"] = run([args.lua], path, args.timeout)
-        ref = nan_sign(outs["interp"])
-        # jit and interpreter must agree exactly but for the sign of NaNs (see nan_sign);
-        # lua5.4 also up to error positions and the sign of a float zero (see normalize)
-        bad = [k for k, v in outs.items() if k != "lua5.4" and nan_sign(v) != ref]
-        if "lua5.4" in outs and normalize(nan_sign(outs["lua5.4"])) != normalize(ref):
-            bad.append("lua5.4")
-        if bad:
-            failures += 1
-            for k, v in outs.items():
-                with open(path + "." + k + ".out", "w") as f:
-                    f.write("status %s\n%s" % (v[0], v[1]))
-            print("FAIL %s: %s differ from the interpreter (outputs kept beside it)" % (path, ", ".join(bad)))
-        else:
-            os.remove(path)
+            cmds["lua5.4"] = [args.lua]
+        failures += bool(differential(path, src, cmds, args.timeout))
     for l in NOT_COMPILED[:10]:
         print("NOT COMPILED: " + l)
     if NOT_COMPILED:

@@ -24,7 +24,7 @@ import sys
 import time
 
 import tandem_harness as th
-from difftest import nan_sign, normalize
+from difftest import differential
 
 INTS = ["0", "1", "-1", "2", "7", "-8", "100", "math.maxinteger", "math.mininteger", "(1 << 62)",
         "(2^53 // 1)", "0x7fffffff", "-0x80000000"]
@@ -321,24 +321,12 @@ class Gen:
 
 
 def run(cmd, path, timeout):
+    """(status, stdout and the first stderr line without the program's name)."""
     r = th.run_once(cmd + [path], timeout=timeout)
     if r.timed_out:
         return "timeout", ""
-    return r.code, r.out + ("" if r.code == 0 else "\nstderr: " + r.err.split("\n")[0])
-
-
-def compare(outs):
-    """The names of the runs that disagree with the interpreter."""
-    ref = nan_sign(outs["interp"])
-    bad = [k for k in ("jit",) if nan_sign(outs[k]) != ref]
-    if "lua5.4" in outs:
-        lua = outs["lua5.4"]
-        # the first stderr line is compared without the program name
-        lua = (lua[0], re.sub(r"stderr: \S*lua5.4: ", "stderr: ", lua[1]))
-        mine = (ref[0], ref[1].replace("stderr: tandem: ", "stderr: "))
-        if normalize(nan_sign(lua)) != normalize(mine):
-            bad.append("lua5.4")
-    return bad
+    err = re.sub(r"^\S*?(lua5\.4|tandem): ", "", r.err.split("\n")[0])
+    return r.code, r.out + ("" if r.code == 0 else "\nstderr: " + err)
 
 
 def main():
@@ -360,22 +348,10 @@ def main():
         # program n of a seed is the same text whatever ran before it
         src = Gen(random.Random("%d/%d" % (args.seed, n))).program(args.snippets)
         path = os.path.join(tmpdir, "p%d.lua" % n)
-        with open(path, "w") as f:
-            f.write(src)
-        outs = {"jit": run([args.tandem, "-Xjit=on"], path, args.timeout),
-                "interp": run([args.tandem, "-Xjit=off"], path, args.timeout)}
+        cmds = {"jit": [args.tandem, "-Xjit=on"], "interp": [args.tandem, "-Xjit=off"]}
         if args.lua:
-            outs["lua5.4"] = run([args.lua], path, args.timeout)
-        bad = compare(outs)
-        if bad:
-            failures += 1
-            for k, v in outs.items():
-                with open(path + "." + k + ".out", "w") as f:
-                    f.write("status %s\n%s" % (v[0], v[1]))
-            print("FAIL %s: %s differ from the interpreter (outputs kept beside it)" % (path, ", ".join(bad)))
-            sys.stdout.flush()
-        else:
-            os.remove(path)
+            cmds["lua5.4"] = [args.lua]
+        failures += bool(differential(path, src, cmds, args.timeout, run))
         n += 1
     if failures == 0:
         shutil.rmtree(tmpdir, ignore_errors=True)
