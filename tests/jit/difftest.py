@@ -203,15 +203,21 @@ def differential(path, src, cmds, timeout, run_one=None):
     return bad
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parser(doc, seed):
+    """The options both random testers take (difftest.py, progfuzz.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "")
     ap.add_argument("--programs", type=int, default=40)
-    ap.add_argument("--funcs", type=int, default=12, help="functions per program")
-    ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--keep", default="/tmp")
     ap.add_argument("--timeout", type=float, default=60)
+    return ap
+
+
+def main():
+    ap = parser(__doc__, 20261123)
+    ap.add_argument("--funcs", type=int, default=12, help="functions per program")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     tmpdir = os.path.join(args.keep, "tandem_jit_difftest_%d" % os.getpid())

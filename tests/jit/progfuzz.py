@@ -15,7 +15,6 @@ deterministic by seed: program N of seed S is always the same text.
     python3 tests/jit/progfuzz.py --tandem build/tandem --minutes 30 --seed 1    # long run
 A failing program is written to the --keep folder (default /tmp) with its outputs.
 """
-import argparse
 import os
 import random
 import re
@@ -24,7 +23,7 @@ import sys
 import time
 
 import tandem_harness as th
-from difftest import differential
+from difftest import differential, parser
 
 INTS = ["0", "1", "-1", "2", "7", "-8", "100", "math.maxinteger", "math.mininteger", "(1 << 62)",
         "(2^53 // 1)", "0x7fffffff", "-0x80000000"]
@@ -330,15 +329,9 @@ def run(cmd, path, timeout):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tandem", required=True)
-    ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "")
-    ap.add_argument("--programs", type=int, default=40)
+    ap = parser(__doc__, 22)
     ap.add_argument("--minutes", type=float, default=0, help="run programs until this much time has passed")
     ap.add_argument("--snippets", type=int, default=10, help="snippets per program")
-    ap.add_argument("--seed", type=int, default=22)
-    ap.add_argument("--keep", default="/tmp")
-    ap.add_argument("--timeout", type=float, default=60)
     args = ap.parse_args()
     args.tandem = th.find_tandem(args.tandem, required=True)
     tmpdir = os.path.join(args.keep, "tandem_progfuzz_%d" % os.getpid())
