@@ -153,7 +153,7 @@ def normalize(result):
     """lua5.4 gives some errors in multi-line statements other lines, some arithmetic errors
     inside for loops no position at all, and compiles `x - 0` as `x + -0` (so -0.0 - 0 is
     0.0 there, -0.0 in Tandem): positions and the sign of zero are not compared with it."""
-    out = re.sub(r"\S+\.lua:\d+: ", "", result[1])
+    out = re.sub(r"[^\s\"']+\.lua:\d+: ", "", result[1])  # also inside a %q string
     out = re.sub(r"(?<![\w.])-0(?![\w.])", "0", out)
     return result[0], out
 
