@@ -39,6 +39,7 @@ typedef struct Options {
     size_t sample_burst;         /* 0: default */
     int64_t test_delay_us;
     int64_t test_stall_ms, test_die_after, test_alloc_fail; /* -Xtest.*: fault injection */
+    int64_t sched_fuzz;          /* -Xtest.sched_fuzz: seed; 0: off */
     int sequential;              /* -Xanalysis: 0 concurrent, 1 sequential */
     size_t cab_size, cab_chunk;  /* 0: default */
     const char *profile_out;

@@ -221,6 +221,12 @@ static void stats_report(void) {
         fprintf(stderr, "[stats] threads: green on %d carrier(s), slice %.0f ms\n", to->carriers, to->slice * 1000);
     else
         fprintf(stderr, "[stats] threads: native\n");
+    if (to->sched_fuzz) {
+        uint64_t yields, naps;
+        vm_threads_fuzz_counts(&yields, &naps);
+        fprintf(stderr, "[stats] sched_fuzz: seed %llu, %llu yields, %llu naps\n", (unsigned long long)to->sched_fuzz,
+                (unsigned long long)yields, (unsigned long long)naps);
+    }
     if (!pinned) {
         fprintf(stderr, "[stats] placement: not pinned (%s)\n",
                 placement.ncores == 0 ? "topology unknown" : placement.ncores < 2 ? "one core" :
@@ -333,7 +339,7 @@ int main(int argc, char **argv) {
         }
     }
     VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, (int)opt.carriers,
-                            (opt.slice_ms ? (double)opt.slice_ms : 10.0) / 1000.0};
+                            (opt.slice_ms ? (double)opt.slice_ms : 10.0) / 1000.0, (uint64_t)opt.sched_fuzz};
     if (topt.carriers == 0) {
         /* The cores left after the analyzer threads, at least one. */
         long cores = placement.ncores > 0 ? placement.ncores : sysconf(_SC_NPROCESSORS_ONLN);

@@ -38,8 +38,9 @@ cc=${CC_FUZZ:-clang}
 mkdir -p "$out"
 
 # ---- build ---------------------------------------------------------------------------
-# One clang invocation per binary; rebuilt when any source is newer than it.
 # Every library folder (the command line, cli/, is not linked: the harness has its own main).
+# Each source is compiled once into $out/obj/ (shared by both targets, rebuilt when it or any
+# header is newer, or the flags changed), two at a time, and the harness links against them.
 dirs=(vm vm/compiler vm/bytecode vm/threads vm/lib vm/prof gc cab profilers jit events)
 sources=()
 headers=()
@@ -51,23 +52,41 @@ for d in "${dirs[@]}"; do
 done
 bin=$out/fuzz_$target
 harness=$root/tests/fuzz/fuzz_$target.c
-stamp=$out/fuzz_$target.flags
-flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=$san -fno-sanitize-recover=undefined"
+objdir=$out/obj
+stamp=$objdir/flags
+# The build's switches are 0/1 defines tested with #if (CMakeLists.txt): the JIT is built
+# (its sources are linked), the path oracle is not.
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -DTANDEM_JIT=1 -DTANDEM_PATH_ORACLE=0 -fno-omit-frame-pointer -fsanitize=$san -fno-sanitize-recover=undefined"
+# shellcheck disable=SC2046
+cflags="$flags ${includes[*]} $(pkg-config --cflags bdw-gc hwloc libffi)"
+mkdir -p "$objdir"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$flags" ]; then rm -f "$objdir"/*.o; fi
+newest_header=$(ls -t "${headers[@]}" | head -1)
+stale=()
+objects=()
+for f in "${sources[@]}"; do
+    rel=${f#"$root"/}
+    o=$objdir/${rel//\//_}
+    o=${o%.c}.o
+    objects+=("$o")
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then stale+=("$f"); fi
+done
+if [ ${#stale[@]} -gt 0 ]; then
+    echo "run.sh: compiling ${#stale[@]} source(s) into $objdir ($san)" >&2
+    # shellcheck disable=SC2016
+    printf '%s\n' "${stale[@]}" | ROOT=$root OBJDIR=$objdir CC_FUZZ=$cc CFLAGS_FUZZ=$cflags \
+        xargs -P "${FUZZ_JOBS:-2}" -I{} sh -c 'f={}; rel=${f#"$ROOT"/}; o=$OBJDIR/$(echo "$rel" | tr / _); exec $CC_FUZZ $CFLAGS_FUZZ -c "$f" -o "${o%.c}.o"'
+    echo "$flags" >"$stamp"
+fi
 rebuild=no
 [ -x "$bin" ] || rebuild=yes
-[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags" ] || rebuild=yes
-if [ $rebuild = no ]; then
-    for f in "${sources[@]}" "$harness" "${headers[@]}"; do
-        if [ "$f" -nt "$bin" ]; then rebuild=yes; break; fi
-    done
-fi
+for f in "${objects[@]}" "$harness"; do
+    if [ "$f" -nt "$bin" ]; then rebuild=yes; break; fi
+done
 if [ $rebuild = yes ]; then
-    echo "run.sh: building $bin ($san)" >&2
+    echo "run.sh: linking $bin" >&2
     # shellcheck disable=SC2086,SC2046
-    "$cc" $flags "${includes[@]}" \
-        $(pkg-config --cflags bdw-gc hwloc libffi) \
-        "${sources[@]}" "$harness" -o "$bin" $(pkg-config --libs bdw-gc hwloc libffi) -lZydis -lm -lpthread
-    echo "$flags" >"$stamp"
+    "$cc" $cflags "$harness" "${objects[@]}" -o "$bin" $(pkg-config --libs bdw-gc hwloc libffi) -lZydis -lm -lpthread
 fi
 
 # ---- seed corpus ---------------------------------------------------------------------

@@ -153,7 +153,7 @@ def normalize(result):
     """lua5.4 gives some errors in multi-line statements other lines, some arithmetic errors
     inside for loops no position at all, and compiles `x - 0` as `x + -0` (so -0.0 - 0 is
     0.0 there, -0.0 in Tandem): positions and the sign of zero are not compared with it."""
-    out = re.sub(r"\S+\.lua:\d+: ", "", result[1])
+    out = re.sub(r"[^\s\"']+\.lua:\d+: ", "", result[1])  # also inside a %q string
     out = re.sub(r"(?<![\w.])-0(?![\w.])", "0", out)
     return result[0], out
 
@@ -172,15 +172,52 @@ def run(cmd, path, timeout):
     return r.code, r.out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def disagree(outs):
+    """The runs of [outs] ({name: (status, output)}) that differ from "interp": the JIT
+    exactly but for the sign of NaNs (see nan_sign); lua5.4 also up to error positions and
+    the sign of a float zero (see normalize)."""
+    ref = nan_sign(outs["interp"])
+    bad = [k for k, v in outs.items() if k != "lua5.4" and nan_sign(v) != ref]
+    if "lua5.4" in outs and normalize(nan_sign(outs["lua5.4"])) != normalize(ref):
+        bad.append("lua5.4")
+    return bad
+
+
+def differential(path, src, cmds, timeout, run_one=None):
+    """Write the program [src] to [path], run it under each of [cmds] ({name: argv}; "interp"
+    is the reference) with [run_one] (default run) and return the names that disagree. A
+    failing program stays with its outputs beside it (PATH.NAME.out); a passing one is
+    removed."""
+    with open(path, "w") as f:
+        f.write(src)
+    outs = {k: (run_one or run)(cmd, path, timeout) for k, cmd in cmds.items()}
+    bad = disagree(outs)
+    if bad:
+        for k, v in outs.items():
+            with open(path + "." + k + ".out", "w") as f:
+                f.write("status %s\n%s" % (v[0], v[1]))
+        print("FAIL %s: %s differ from the interpreter (outputs kept beside it)" % (path, ", ".join(bad)))
+        sys.stdout.flush()
+    else:
+        os.remove(path)
+    return bad
+
+
+def parser(doc, seed):
+    """The options both random testers take (difftest.py, progfuzz.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "")
     ap.add_argument("--programs", type=int, default=40)
-    ap.add_argument("--funcs", type=int, default=12, help="functions per program")
-    ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--keep", default="/tmp")
     ap.add_argument("--timeout", type=float, default=60)
+    return ap
+
+
+def main():
+    ap = parser(__doc__, 20261123)
+    ap.add_argument("--funcs", type=int, default=12, help="functions per program")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     tmpdir = os.path.join(args.keep, "tandem_jit_difftest_%d" % os.getpid())
@@ -189,26 +226,10 @@ def main():
     for n in range(args.programs):
         src = Gen(rnd).program(args.funcs)
         path = os.path.join(tmpdir, "p%d.lua" % n)
-        with open(path, "w") as f:
-            f.write(src)
-        outs = {"jit": run([args.tandem, "-Xdump=jit"], path, args.timeout),
-                "interp": run([args.tandem, "-Xjit=off"], path, args.timeout)}
+        cmds = {"jit": [args.tandem, "-Xdump=jit"], "interp": [args.tandem, "-Xjit=off"]}
         if args.lua:
-            outs["lua5.4"] = run([args.lua], path, args.timeout)
-        ref = nan_sign(outs["interp"])
-        # jit and interpreter must agree exactly but for the sign of NaNs (see nan_sign);
-        # lua5.4 also up to error positions and the sign of a float zero (see normalize)
-        bad = [k for k, v in outs.items() if k != "lua5.4" and nan_sign(v) != ref]
-        if "lua5.4" in outs and normalize(nan_sign(outs["lua5.4"])) != normalize(ref):
-            bad.append("lua5.4")
-        if bad:
-            failures += 1
-            for k, v in outs.items():
-                with open(path + "." + k + ".out", "w") as f:
-                    f.write("status %s\n%s" % (v[0], v[1]))
-            print("FAIL %s: %s differ from the interpreter (outputs kept beside it)" % (path, ", ".join(bad)))
-        else:
-            os.remove(path)
+            cmds["lua5.4"] = [args.lua]
+        failures += bool(differential(path, src, cmds, args.timeout))
     for l in NOT_COMPILED[:10]:
         print("NOT COMPILED: " + l)
     if NOT_COMPILED:

@@ -423,6 +423,8 @@ void vm_green_maybe_preempt(State *S, Ctx *c) {
     if (S != NULL && k->current != NULL) vm_green_yield(S);
 }
 
+int vm_green_carrier_index(const Ctx *c) { return c->carrier->index; }
+
 void vm_green_sleep_until(State *S, VmThread *t, double deadline) {
     pthread_mutex_lock(&timer_lock);
     if (t->sleeping) {

@@ -9,7 +9,9 @@
  * context is RUNNING or STOPPED; sp.running counts the RUNNING ones. A context inside a
  * blocking region (vm_blocking_begin, a producer waiting on a full CAB) counts as STOPPED. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "vm_do.h"
 #include "vm_threadimpl.h"
@@ -111,9 +113,64 @@ static void safepoint_park(Ctx *c) {
     pthread_mutex_unlock(&sp.lock);
 }
 
+/* ======================================================================
+ * Schedule fuzzing (-Xtest.sched_fuzz=SEED, testing only)
+ * ====================================================================== */
+
+/* With a seed, VM_POLL_FUZZ stays set, so every poll (interpreter and JIT alike) comes
+ * here, and one poll in FUZZ_ODDS steps off the schedule: a green thread yields its carrier
+ * (as if its slice were over) or a native thread calls sched_yield, and one step in eight
+ * is a nap instead (a napping carrier leaves its queue open to stealing). Naps (1-200 us)
+ * are blocking regions, like thread.sleep, so collections go on meanwhile. Each native thread or carrier draws from its own
+ * generator, seeded by SEED and its thread id or carrier index, so a seed names one
+ * sequence of decisions per thread (the interleaving still depends on the OS). */
+#define FUZZ_ODDS 256
+
+static _Thread_local uint64_t fz_rng;
+static uint64_t fz_yields, fz_naps;
+
+void vm_threads_fuzz_counts(uint64_t *yields, uint64_t *naps) {
+    *yields = __atomic_load_n(&fz_yields, __ATOMIC_RELAXED);
+    *naps = __atomic_load_n(&fz_naps, __ATOMIC_RELAXED);
+}
+
+static uint64_t fuzz_next(Ctx *c) {
+    if (fz_rng == 0) {
+        VmThread *t = vm_thread_current();
+        uint64_t who = c != NULL && c->carrier != NULL ? 0x100000000ull + (uint64_t)vm_green_carrier_index(c)
+                       : t != NULL ? t->id : 0;
+        fz_rng = (vm_threads_options()->sched_fuzz * 0x9e3779b97f4a7c15ull) ^ (who * 0xbf58476d1ce4e5b9ull);
+        if (fz_rng == 0) fz_rng = 1;
+    }
+    fz_rng ^= fz_rng >> 12; /* xorshift64* */
+    fz_rng ^= fz_rng << 25;
+    fz_rng ^= fz_rng >> 27;
+    return fz_rng * 0x2545f4914f6cdd1dull;
+}
+
+static void sched_fuzz(State *S, Ctx *c) {
+    uint64_t r = fuzz_next(c);
+    if (r % FUZZ_ODDS != 0) return;
+    r /= FUZZ_ODDS;
+    bool green = c != NULL && c->carrier != NULL;
+    if (r % 8 != 0 && (!green || S != NULL)) { /* S == NULL: the carrier's own loop, nothing to yield */
+        __atomic_add_fetch(&fz_yields, 1, __ATOMIC_RELAXED);
+        if (green) vm_green_yield(S);
+        else sched_yield();
+    } else {
+        __atomic_add_fetch(&fz_naps, 1, __ATOMIC_RELAXED);
+        struct timespec ts = {0, 1000 + (long)((r >> 8) % 200000)};
+        vm_ctx_block(c);
+        nanosleep(&ts, NULL);
+        vm_ctx_unblock(c);
+    }
+}
+
 void vm_poll_slow(State *S) {
     Ctx *c = vm_ctx_current();
-    if (__atomic_load_n(&vm_poll_word, __ATOMIC_RELAXED) & VM_POLL_SAFEPOINT) safepoint_park(c);
+    uint32_t poll = __atomic_load_n(&vm_poll_word, __ATOMIC_RELAXED);
+    if (poll & VM_POLL_SAFEPOINT) safepoint_park(c);
+    if (poll & VM_POLL_FUZZ) sched_fuzz(S, c);
     if (c != NULL && c->carrier != NULL) vm_green_maybe_preempt(S, c);
 }
 

@@ -29,14 +29,19 @@
  * Language threads: registry, park/unpark
  * ====================================================================== */
 
-static VmThreadOptions options = {VM_THREADS_NATIVE, 1, 0.010};
+static VmThreadOptions options = {VM_THREADS_NATIVE, 1, 0.010, 0};
 static VmThread all = {.all_next = &all, .all_prev = &all}; /* static: a GC root */
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_id = 1;
 static VmThread *main_thread;
 static Ctx main_ctx;
 
-void vm_threads_configure(const VmThreadOptions *o) { options = *o; }
+void vm_threads_configure(const VmThreadOptions *o) {
+    options = *o;
+    /* Schedule fuzzing sends every poll to the slow path (vm_safepoint.c); off, the word
+     * stays clear and the fast path is what it always was. */
+    if (o->sched_fuzz) __atomic_or_fetch(&vm_poll_word, VM_POLL_FUZZ, __ATOMIC_SEQ_CST);
+}
 const VmThreadOptions *vm_threads_options(void) { return &options; }
 
 static void all_link(VmThread *t) {

@@ -49,6 +49,8 @@ typedef struct VmThreadOptions {
     VmThreadModel model;
     int carriers;          /* green: carrier threads (>= 1) */
     double slice;          /* green: time slice in seconds */
+    uint64_t sched_fuzz;   /* testing (-Xtest.sched_fuzz): seed of random yields and naps at
+                              polls (vm_safepoint.c); 0: off, and polls cost what they did */
 } VmThreadOptions;
 void vm_threads_configure(const VmThreadOptions *o);
 const VmThreadOptions *vm_threads_options(void);
@@ -67,6 +69,9 @@ void vm_threads_shutdown(State *S);
  * carrier, the state it was running then (the innermost coroutine of its resume chain),
  * else NULL. NULL hook: none. Set before the program starts. */
 void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id, State *moved));
+
+/* -Xtest.sched_fuzz: the yields and naps it has injected so far (for -Xstats). */
+void vm_threads_fuzz_counts(uint64_t *yields, uint64_t *naps);
 
 /* Language thread id of the running thread (main: 1). */
 uint64_t vm_thread_id(State *S);

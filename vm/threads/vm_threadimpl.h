@@ -15,6 +15,7 @@
 /* Bits of vm_poll_word. */
 #define VM_POLL_SAFEPOINT 1u
 #define VM_POLL_PREEMPT 2u
+#define VM_POLL_FUZZ 4u     /* -Xtest.sched_fuzz: set for the whole run, never cleared */
 
 enum { CTX_GONE, CTX_RUNNING, CTX_STOPPED, CTX_INITIATOR };
 
@@ -158,6 +159,7 @@ void vm_green_unpark(VmThread *t);
 void vm_green_yield(State *S);
 void vm_green_sleep_until(State *S, VmThread *t, double deadline);
 void vm_green_maybe_preempt(State *S, Ctx *c);
+int vm_green_carrier_index(const Ctx *c);
 void vm_green_run_main(State *S, VmThread *m, Ctx *main_ctx, void (*body)(State *, void *), void *ud);
 void vm_green_stop_timers(void);
 
