@@ -150,12 +150,13 @@ static bool x_cab_size(const XOption *o, const char *val, Options *opt) {
     return true;
 }
 
-static bool x_profile_out(const XOption *o, const char *val, Options *opt) {
+/* A file name, stored at the row's field (a const char *). */
+static bool x_file(const XOption *o, const char *val, Options *opt) {
     if (val == NULL || *val == '\0') {
         fprintf(stderr, "tandem: -X%s needs a file name\n", o->name);
         return false;
     }
-    opt->profile_out = val;
+    *(const char **)((char *)opt + o->field) = val;
     return true;
 }
 
@@ -197,16 +198,6 @@ static bool x_stats(const XOption *o, const char *val, Options *opt) {
     return true;
 }
 
-#if TANDEM_PATH_ORACLE
-static bool x_pathprof_oracle(const XOption *o, const char *val, Options *opt) {
-    if (val == NULL || *val == '\0') {
-        fprintf(stderr, "tandem: -X%s needs a file name\n", o->name);
-        return false;
-    }
-    opt->pathprof_oracle = val;
-    return true;
-}
-#endif
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
@@ -221,6 +212,7 @@ static const char *const affinity_names[] = {"auto", "none", NULL};
 
 #define CHOICE(f, names) x_choice, offsetof(Options, f), names, 0, 0
 #define COUNT(f, lo, hi) x_count, offsetof(Options, f), NULL, lo, hi
+#define FILE_NAME(f) x_file, offsetof(Options, f), NULL, 0, 0
 #define OWN(fn) fn, 0, NULL, 0, 0
 
 static const XOption xoptions[] = {
@@ -237,7 +229,7 @@ static const XOption xoptions[] = {
     {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", CHOICE(sequential, analysis_names)},
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
-    {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", OWN(x_profile_out)},
+    {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", FILE_NAME(profile_out)},
     {"profile.format", "text, json, folded, callgrind", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind", CHOICE(format, format_names)},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
@@ -249,7 +241,7 @@ static const XOption xoptions[] = {
     {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy", OWN(x_cachesim)},
     {"pathprof.limit", "N (2 .. 4294967295)", "4294967295", "pathprof: the most paths a function may have; beyond it edges are cut (Ball-Larus's fallback), as they are for functions too large for EV_PATH", COUNT(pathprof_limit, 2, 0xffffffff)},
 #if TANDEM_PATH_ORACLE
-    {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", OWN(x_pathprof_oracle)},
+    {"pathprof.oracle", "file name", "(none)", "pathprof, testing (TANDEM_PATH_ORACLE builds): interpret with a loop that also counts every path without Ball-Larus numbering, and write the counts to this file", FILE_NAME(pathprof_oracle)},
 #endif
     {"test.analyzer_delay", "microseconds (0-1000000)", "0", "testing: each analyzer sleeps this long per chunk", COUNT(test_delay_us, 0, 1000000)},
     {"test.analyzer_stall", "milliseconds (0-60000)", "0", "testing: analyzer 0 sleeps this long once, after its first chunk (a producer may block on its full ring meanwhile); nothing is lost, the profile is complete", COUNT(test_stall_ms, 0, 60000)},
