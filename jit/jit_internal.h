@@ -34,7 +34,7 @@
 
 extern JitOptions jit_opts;
 
-/* Profiling under the JIT (vm_main.c says which analyses): compiled code emits the events
+/* Profiling under the JIT (cli/cli_main.c says which analyses): compiled code emits the events
  * the instrumented interpreter would (jit/README.md), calls made through C helpers have
  * theirs from the VM (vm_prof_frame_start and friends).
  * The thread's stream (vm_prof_tl) is kept in r14, read from thread-local storage (a %fs

@@ -474,14 +474,11 @@ static int base_collectgarbage(State *S) {
     default: { /* generational (minor, major multipliers), incremental (pause, stepmul, size) */
         const char *prev = gc_mode;
         gc_mode = opts[o];
-        if (o == 9) {
-            int pause = (int)vm_opt_integer(S, 2, 0), stepmul = (int)vm_opt_integer(S, 3, 0);
-            if (pause != 0) gc_pause = pause / 4;
-            if (stepmul != 0) gc_stepmul = stepmul / 4;
+        int p2 = (int)vm_opt_integer(S, 2, 0), p3 = (int)vm_opt_integer(S, 3, 0);
+        if (strcmp(gc_mode, "incremental") == 0) { /* pause, step multiplier, step size */
             vm_opt_integer(S, 4, 0);
-        } else {
-            vm_opt_integer(S, 2, 0);
-            vm_opt_integer(S, 3, 0);
+            if (p2 != 0) gc_pause = p2 / 4;
+            if (p3 != 0) gc_stepmul = p3 / 4;
         }
         vm_pushcstr(S, prev);
         return 1;
