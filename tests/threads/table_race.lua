@@ -3,7 +3,8 @@
 -- every value read is well formed and the runtime neither crashes nor hangs. The threads
 -- also replace the shared table now and then (an upvalue store), so tables keep growing
 -- from empty while others read them: array and hash parts resize under the readers.
-local N, ROUNDS = 4, 30000
+-- arg[1]: rounds (the soak's regression tests run a short version).
+local N, ROUNDS = 4, tonumber(arg and arg[1]) or 30000
 local shared = {}
 local up = 0
 G_race = {}

@@ -18,7 +18,8 @@
  * scanned from its saved sp through its GcStack; while a carrier runs a green thread its
  * recorded stack bottom is the green stack's top and its own native stack is dormant
  * (scanned through the carrier's GcStack). Collections run only when every carrier is
- * stopped (at a poll, or idle in a blocking region), never during a switch.
+ * stopped (at a poll, or idle in a blocking region), never during a switch: nothing between
+ * the stack bookkeeping of a switch and the switch itself may block (see run()).
  *
  * Preemption: a ticker thread wakes every time slice; a carrier that has run the same green
  * thread for a whole slice while others wait gets its preempt flag and vm_poll_word's
@@ -175,12 +176,17 @@ static void run(Carrier *c, VmThread *t) {
     t->carrier = c;
     __atomic_store_n(&t->gstate, G_RUNNING, __ATOMIC_SEQ_CST); /* unpark CASes it (TSan) */
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
+    /* The profiler's switch event comes first, while the collector still sees this carrier on
+     * its own stack and t's green stack as dormant: emitting may wait for room in a full CAB,
+     * a producer waiting counts as stopped, and a collection may run meanwhile. Called after
+     * the stack bookkeeping below, it let Boehm scan from the native sp up to the green
+     * stack's top (SIGSEGV in the mark phase) and skip t's stack. */
+    if (switch_hook) switch_hook(c->index, t->id, moved);
     vm_thread_set_current(t);
     c->native->spp = &c->native_sp;
     if (t->gcs.spp == &t->gsp) t->gcs.spp = NULL;
     gc_set_stack(t->run_hi);
     c->action = ACT_NONE;
-    if (switch_hook) switch_hook(c->index, t->id, moved);
     void *fake = NULL;
     vm_san_switch_start(&fake, san_stack(t));
     vm_ctx_switch(&c->native_sp, t->gsp);
