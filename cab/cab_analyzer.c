@@ -208,10 +208,13 @@ static void die(Analyzer *a) {
     pthread_exit(NULL);
 }
 
-/* Count the chunks [a] took from [s] (faults only), stall or die when they say so. */
-static void faults_after_consume(Analyzer *a, Served *s, uint64_t before) {
+/* Count the chunks [a] took (faults only: one per turn at most), stall or die when they
+ * say so. Counted from what cab_consume returned, not from the ring's chunk counter, which
+ * the producer may be updating (-Xcab.full=self: it belongs to whoever holds the consumer
+ * side). */
+static void faults_after_consume(Analyzer *a, uint64_t took) {
     const CabAnalyzerFaults *f = &a->pool->faults;
-    a->chunks += s->ring->chunks - before;
+    a->chunks += took;
     if (f->stall_ms && !a->stalled && a->chunks > 0) {
         a->stalled = true;
         struct timespec ts = {(time_t)(f->stall_ms / 1000), (long)(f->stall_ms % 1000) * 1000000L};
@@ -234,10 +237,13 @@ static void *analyzer_main(void *arg) {
         for (size_t i = 0; i < a->n;) {
             Served *s = &a->rings[i];
             bool faulty = a->index == 0 && (a->pool->faults.stall_ms || a->pool->faults.die_after);
-            uint64_t before = s->ring->chunks;
-            /* With faults, one chunk at a time: "dies after N chunks" is exact. */
-            progress += cab_consume(s->ring, s->c.consume, s->c.ctx, faulty ? 1 : ANALYZER_CHUNKS_PER_TURN);
-            if (faulty) faults_after_consume(a, s, before);
+            /* With faults, one chunk at a time: "dies after N chunks" is exact. The clock is
+             * read around each turn (busy_ns): two reads per ring and round, nothing per chunk. */
+            uint64_t t0 = now_ns();
+            size_t got = cab_consume(s->ring, s->c.consume, s->c.ctx, faulty ? 1 : ANALYZER_CHUNKS_PER_TURN);
+            if (got) cab_ring_add_busy_ns(s->ring, now_ns() - t0);
+            progress += got;
+            if (faulty) faults_after_consume(a, got != 0); /* max 1: a chunk or nothing */
             if (!cab_ring_done(s->ring)) {
                 i++;
                 continue;
@@ -311,6 +317,9 @@ void cab_analyzer_set_faults(CabAnalyzerPool *pool, const CabAnalyzerFaults *f) 
 int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which) {
     int n = __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE);
     if (which < 0 || which >= n) which = least_loaded(pool, -1);
+    /* The producer may analyse its full ring with the same function (CAB_FULL_SELF and
+     * ADAPTIVE); set before hand_to's mutex publishes the ring to the analyzer. */
+    cab_ring_set_self(r, c->consume, c->ctx);
     Served one = {r, *c, 0}; /* since: set at pick-up */
     /* A dead analyzer (-Xtest.analyzer_die) refuses: try the live one with the fewest rings
      * (there is always one: a dying analyzer hands over before it leaves). */

@@ -61,6 +61,17 @@ typedef enum CabMode {
 #define CAB_FALLBACK_CHUNK_BYTES ((size_t)128 << 10) /* 4 x 32 KiB L1d without hwloc */
 #define CAB_DEFAULT_BURST_BYTES ((size_t)64)        /* one cache line per sampled chunk */
 
+/* What an exhaustive producer does when its ring is full (deferred-methods paper, section 4:
+ * thread-pool, synchronous and adaptive processing; cab_ring.c, "Full ring"). */
+typedef enum CabFull {
+    CAB_FULL_BLOCK,    /* wait for the ring's consumer to free room */
+    CAB_FULL_SELF,     /* analyse the ring's oldest chunks itself, on its own thread, while
+                          the consumer is not at it */
+    CAB_FULL_ADAPTIVE, /* analyse itself only when waiting is worse: the consumer has not
+                          freed room within the spin, is not at this ring, and no core is
+                          idle (so it cannot be running soon); wait otherwise */
+} CabFull;
+
 typedef struct CabConfig {
     CabTransport transport;
     CabMode mode;
@@ -71,10 +82,12 @@ typedef struct CabConfig {
                             bursts of this size); multiple of 8 in [8, chunk_bytes] */
     double sample_rate;  /* sampling: fraction of the bursts analysed, each chosen at random,
                             in (0, 1]; at 1 every event is read */
+    CabFull full;        /* exhaustive mode, when the ring is full; self and adaptive need
+                            the consume function (cab_analyzer_register sets it) */
 } CabConfig;
 
 /* Fill [cfg] with the defaults: CAB transport, exhaustive, 2 MiB ring, chunk = 4 x L1d from
- * hwloc (128 KiB if unknown), 64-byte bursts, rate 1. */
+ * hwloc (128 KiB if unknown), 64-byte bursts, rate 1, a full ring blocks. */
 void cab_config_default(CabConfig *cfg);
 
 /* NULL if [cfg] is acceptable, else a message naming the field, its value and the rule, e.g.
@@ -307,13 +320,28 @@ typedef struct CabStats {
                           while it served this ring. Other consumers report it through
                           cab_ring_add_idle_ns */
     uint64_t flushes;  /* P: cab_flush calls, cab_close's included */
+    uint64_t self_chunks; /* C: the part of [chunks] the producer analysed itself on a full
+                          ring (CAB_FULL_SELF, CAB_FULL_ADAPTIVE) */
+    uint64_t self_ns;  /* C: the producer's time analysing them (included in blocked_ns) */
+    uint64_t busy_ns;  /* C: time an analyzer thread spent consuming this ring (clock reads
+                          around each turn that found something) */
 } CabStats;
 
 /* Consume what is ready, at most [max_chunks] chunks (0: no limit), passing events to
  * [fn]. Never waits. Returns the number of slots the consumer moved past (events analysed or
- * skipped); 0 when nothing is ready. Exhaustive CAB: a chunk is ready when its guard holds
- * an event, or up to the producer's last flush. */
+ * skipped); 0 when nothing is ready, or while the producer is analysing its full ring itself
+ * (CAB_FULL_SELF/ADAPTIVE: the consumer side is held by one of them at a time). Exhaustive
+ * CAB: a chunk is ready when its guard holds an event, or up to the producer's last flush. */
 size_t cab_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks);
+
+/* The consume function and context the producer uses when it analyses its own full ring
+ * (CAB_FULL_SELF/ADAPTIVE); the same that the consumer passes to cab_consume. Set before the
+ * first push, on the producer thread or before the ring reaches it (cab_analyzer_register
+ * calls it). Without it a full ring always blocks. */
+void cab_ring_set_self(CabRing *r, CabConsumeFn fn, void *ctx);
+
+/* Add [ns] to the ring's busy_ns: time spent in cab_consume (the analyzer threads do it). */
+void cab_ring_add_busy_ns(CabRing *r, uint64_t ns);
 
 /* True once the ring is closed and the consumer has passed the last event. */
 bool cab_ring_done(CabRing *r);

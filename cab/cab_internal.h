@@ -26,6 +26,15 @@ struct CabRing {
     unsigned resume;      /* CAB resume distance in chunks: min(2, nchunks - 3) */
     uint64_t *nway_state; /* NWAY: nchunks words, one per cache line (stride CAB_LINE_SLOTS);
                              0 = EMPTY (producer may fill), n > 0 = FULL with n events */
+    CabConsumeFn self_fn; /* cab_ring_set_self: what the producer analyses its full ring with */
+    void *self_ctx;
+    int ncpus;            /* CAB_FULL_ADAPTIVE: online CPUs, read once */
+
+    /* ---- the consumer side's owner (cab_ring.c, "Full ring") ---- */
+    alignas(CAB_LINE) uint32_t owner; /* CAB_OWNER_*: CAS NONE -> X with acquire takes the
+                                         consumer side, a release store of NONE gives it
+                                         back; everything below in "consumer-private" is
+                                         touched only by the holder */
 
     /* ---- written by the producer, read by the consumer ---- */
     alignas(CAB_LINE) uint64_t flushed; /* absolute count of events made consumable by the
@@ -39,9 +48,11 @@ struct CabRing {
     uint64_t hooked_live, blocked_ns_live;
     uint64_t flushes_live;
 
-    /* ---- consumer-private ---- */
+    /* ---- consumer-private (the owner's: the analyzer's, or the producer's on a full ring) ---- */
     alignas(CAB_LINE) uint64_t cabs; /* absolute position of the consumer */
     uint64_t consumed, skipped, lost, chunks;
+    uint64_t self_chunks, self_ns;   /* CabStats: analysed by the producer, and its time */
+    uint64_t busy_ns;                /* cab_ring_add_busy_ns */
     uint64_t idle_ns;                /* cab_ring_add_idle_ns */
     uint64_t sample_rng;             /* sampling: xorshift64* state choosing the bursts */
     bool sample_contig;              /* sampling: the last burst was read and the next
@@ -60,11 +71,18 @@ extern uint64_t cab_redirect_word;
  * time and, past the spin, one hooked block. Producer thread only. */
 void cab_wait_zero(CabRing *r, const uint64_t *w);
 
+enum { CAB_OWNER_NONE, CAB_OWNER_CONSUMER, CAB_OWNER_PRODUCER };
+
 /* Relaxed/acquire/release helpers, so each use site names its order. */
 static inline uint64_t load_acq(const uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
 static inline uint64_t load_rlx(const uint64_t *w) { return __atomic_load_n(w, __ATOMIC_RELAXED); }
 static inline void store_rel(uint64_t *w, uint64_t v) { __atomic_store_n(w, v, __ATOMIC_RELEASE); }
 static inline void store_rlx(uint64_t *w, uint64_t v) { __atomic_store_n(w, v, __ATOMIC_RELAXED); }
+
+/* CAB_FULL_ADAPTIVE (cab_topology.c): the online CPUs, and whether one of them is idle now
+ * (the runnable threads of the whole system, the caller included, fewer than [ncpus]). */
+int cab_online_cpus(void);
+bool cab_idle_core(int ncpus);
 
 /* Transport parts, called by cab_ring.c's dispatch. */
 void cab_nway_init(CabRing *r, CabProducer *p);

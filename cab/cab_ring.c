@@ -96,6 +96,33 @@
  *   [hooked_blocks], and the time of steps 1-4 in [blocked_ns] (one clock read at the start
  *   and one at the end of the wait; nothing on the fast path).
  *
+ * ---- Full ring: block, self, adaptive (CabConfig.full) ----
+ *
+ *   The consumer side of a ring (the position, the counters, and the analysis state behind
+ *   the consume function) has one owner at a time, [owner]: the consumer takes it in
+ *   cab_consume with a CAS NONE -> CONSUMER (acquire) and gives it back with a release store
+ *   of NONE; a producer on a full ring may take it the same way (NONE -> PRODUCER) and run
+ *   the consume function on its own thread (the deferred-methods paper's synchronous
+ *   processing). The release of one holder pairs with the acquire of the next, so the next
+ *   one sees every position, counter and analysis-state store of the last: no event is
+ *   analysed twice or skipped, and events are analysed in ring order, whoever analyses
+ *   them (order-sensitive analyses need nothing more). A CAS that fails means the other
+ *   side holds it: the consumer skips the ring for this round (cab_consume returns 0), the
+ *   producer waits as in block mode and tries again.
+ *     block:    wait (below).
+ *     self:     take the consumer side at once and analyse chunk by chunk until the poll
+ *               slot is CLEAR (waiting only while the consumer holds it).
+ *     adaptive: spin as block does; then, at every poll of the wait, analyse itself only if
+ *               the consumer is not at this ring and no core is idle (cab_idle_core: the
+ *               runnable threads, the producer included, fill every online CPU). A consumer
+ *               that has not freed room within the spin although it could run is busy
+ *               elsewhere or waiting for a CPU; waiting for it then costs more than the
+ *               analysis, and the producer's CPU is the one free to do it. With an idle
+ *               core the consumer will run: wait.
+ *   The producer analyses between the block hooks, so it counts as stopped for the runtime
+ *   meanwhile (consume functions never touch the runtime's heap); its time is in
+ *   blocked_ns and, separately, self_ns; its chunks in self_chunks.
+ *
  * ---- Sampling ----
  *
  *   The producer only looks for MAGIC (cab_push_sampling) and overwrites freely. The
@@ -165,6 +192,7 @@ void cab_config_default(CabConfig *cfg) {
     cfg->chunk_bytes = cab_topology_default_chunk();
     cfg->burst_bytes = CAB_DEFAULT_BURST_BYTES;
     cfg->sample_rate = 1.0;
+    cfg->full = CAB_FULL_BLOCK;
 }
 
 /* Zero fields take their defaults; a defaulted chunk shrinks to fit CAB_MIN_CHUNKS chunks
@@ -187,6 +215,7 @@ static const char *check_filled(const CabConfig *c) {
     if ((unsigned)c->transport > CAB_TRANSPORT_FFWD)
         return fmt("cab: unknown transport %d", (int)c->transport);
     if ((unsigned)c->mode > CAB_MODE_SAMPLING) return fmt("cab: unknown mode %d", (int)c->mode);
+    if ((unsigned)c->full > CAB_FULL_ADAPTIVE) return fmt("cab: unknown full-ring policy %d", (int)c->full);
     if (c->mode == CAB_MODE_SAMPLING && c->transport != CAB_TRANSPORT_CAB)
         return "cab: sampling mode needs the cab transport";
     if (c->ring_bytes > CAB_MAX_RING_BYTES)
@@ -250,6 +279,7 @@ CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProdu
     if (r->rate_q32 == 0) r->rate_q32 = 1;
     r->sample_rng = UINT64_C(0x9e3779b97f4a7c15); /* fixed: a run's choice can be repeated */
     r->resume = r->nchunks - 3 < 2 ? (unsigned)(r->nchunks - 3) : 2;
+    r->ncpus = c.full == CAB_FULL_ADAPTIVE ? cab_online_cpus() : 0;
 
     /* The ring plus one line: the MAGIC sentinel, alone on its line so that the producer's
      * read of it never shares a line with anything the consumer writes. */
@@ -313,22 +343,55 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static size_t consume_any(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks);
+
+/* Producer on a full ring (file header, "Full ring"): take the consumer side if nobody
+ * holds it and analyse chunk by chunk until *[w] is 0. False if the consumer holds it or
+ * nothing could be taken; the caller waits and may try again. */
+static bool self_consume(CabRing *r, const uint64_t *w) {
+    while (load_acq(w) != 0) { /* D: pairs with the clear (C), ours or the consumer's */
+        uint32_t none = CAB_OWNER_NONE;
+        if (!__atomic_compare_exchange_n(&r->owner, &none, CAB_OWNER_PRODUCER, false, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED))
+            return false;
+        uint64_t t0 = now_ns(), before = r->chunks;
+        size_t n = consume_any(r, r->self_fn, r->self_ctx, 1);
+        r->self_chunks += r->chunks - before;
+        r->self_ns += now_ns() - t0;
+        __atomic_store_n(&r->owner, CAB_OWNER_NONE, __ATOMIC_RELEASE); /* pairs with the next CAS */
+        if (n == 0) return false;
+    }
+    return true;
+}
+
+/* Adaptive: analyse now? Only if the consumer is not at this ring (relaxed: a hint, the CAS
+ * decides) and no core is idle. */
+static bool adaptive_self(const CabRing *r) {
+    return __atomic_load_n(&r->owner, __ATOMIC_RELAXED) == CAB_OWNER_NONE && !cab_idle_core(r->ncpus);
+}
+
 void cab_wait_zero(CabRing *r, const uint64_t *w) {
     r->blocks_live++;
     uint64_t t0 = now_ns();
-    for (int i = 0; i < CAB_SPIN; i++) {
-        if (load_acq(w) == 0) { /* D: pairs with the consumer's release clear (C) */
-            r->blocked_ns_live += now_ns() - t0;
-            return;
+    CabFull full = r->self_fn != NULL ? r->cfg.full : CAB_FULL_BLOCK;
+    if (full != CAB_FULL_SELF) {
+        for (int i = 0; i < CAB_SPIN; i++) {
+            if (load_acq(w) == 0) { /* D: pairs with the consumer's release clear (C) */
+                r->blocked_ns_live += now_ns() - t0;
+                return;
+            }
+            cpu_relax();
         }
-        cpu_relax();
     }
-    /* A long wait: tell the runtime (the producer now counts as being at a safepoint). The
-     * hooks are called here only, never during the spin above, and always in pairs. */
+    /* A long wait, or the producer's own analysis: tell the runtime (the producer now counts
+     * as being at a safepoint). The hooks are called here only, never during the spin above,
+     * and always in pairs. */
     r->hooked_live++;
     if (r->hooks.block_begin) r->hooks.block_begin(r->hooks.ctx);
     long ns = 1000;
     for (int k = 0; load_acq(w) != 0; k++) { /* D, as above */
+        if (full == CAB_FULL_SELF || (full == CAB_FULL_ADAPTIVE && adaptive_self(r)))
+            if (self_consume(r, w)) break;
         if (k < CAB_YIELDS) {
             sched_yield();
         } else {
@@ -587,7 +650,30 @@ static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t ma
 /* Consumer: dispatch, done, stats, check                                  */
 /* ====================================================================== */
 
+/* The consumer side is taken for one chunk at a time (file header, "Full ring"): a consumer
+ * preempted in the middle of a long turn would otherwise keep a producer that could analyse
+ * its full ring itself waiting for that consumer's CPU. One CAS and one store per chunk. */
 size_t cab_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks) {
+    size_t total = 0;
+    for (size_t taken = 0; max_chunks == 0 || taken < max_chunks; taken++) {
+        uint32_t none = CAB_OWNER_NONE;
+        if (!__atomic_compare_exchange_n(&r->owner, &none, CAB_OWNER_CONSUMER, false, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED))
+            break; /* the producer is analysing its full ring: its chunks, not ours */
+        size_t n = consume_any(r, fn, ctx, 1);
+        __atomic_store_n(&r->owner, CAB_OWNER_NONE, __ATOMIC_RELEASE); /* pairs with the next CAS */
+        if (n == 0) break;
+        total += n;
+    }
+    return total;
+}
+
+void cab_ring_set_self(CabRing *r, CabConsumeFn fn, void *ctx) {
+    r->self_fn = fn;
+    r->self_ctx = ctx;
+}
+
+static size_t consume_any(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks) {
     switch (r->cfg.transport) {
     case CAB_TRANSPORT_NWAY: return cab_nway_consume(r, fn, ctx, max_chunks);
     case CAB_TRANSPORT_FFWD: return cab_ffwd_consume(r, fn, ctx, max_chunks);
@@ -618,6 +704,9 @@ CabStats cab_ring_stats(const CabRing *r) {
     s.dropped = r->skipped + r->lost;
     s.chunks = r->chunks;
     s.idle_ns = r->idle_ns;
+    s.self_chunks = r->self_chunks;
+    s.self_ns = r->self_ns;
+    s.busy_ns = r->busy_ns;
     if (is_closed(r)) { /* H: the producer's plain stores below are visible */
         s.produced = r->p_produced;
         s.blocks = r->p_blocks;
@@ -629,6 +718,8 @@ CabStats cab_ring_stats(const CabRing *r) {
 }
 
 void cab_ring_add_idle_ns(CabRing *r, uint64_t ns) { r->idle_ns += ns; }
+
+void cab_ring_add_busy_ns(CabRing *r, uint64_t ns) { r->busy_ns += ns; }
 
 const char *cab_ring_check(const CabRing *r, const CabProducer *p) {
     if (r->cfg.transport != CAB_TRANSPORT_CAB || r->cfg.mode != CAB_MODE_EXHAUSTIVE) return NULL;

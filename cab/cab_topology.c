@@ -5,11 +5,13 @@
 #include "cab_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static hwloc_topology_t topo; /* NULL if hwloc failed; never freed (process lifetime) */
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
@@ -151,4 +153,31 @@ size_t cab_topology_describe(char *buf, size_t n) {
     }
 #undef PUT
     return len;
+}
+
+/* ---- Is a core idle? (CAB_FULL_ADAPTIVE) ----
+ *
+ * The fourth field of /proc/loadavg, "R/T", counts the runnable threads of the whole system
+ * at the moment of the read (not an average), the reader included. Fewer than the online
+ * CPUs: a CPU is idle (or about to be), so a runnable analyzer has one. It sees other
+ * processes too, which is the point on a shared machine. Read on a full ring's slow path
+ * only (a few microseconds: open, read, close). Without /proc the answer is "idle", which
+ * makes adaptive behave as block. */
+int cab_online_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+bool cab_idle_core(int ncpus) {
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    char buf[128];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return true;
+    buf[n] = 0;
+    double a1, a5, a15;
+    int running, total;
+    if (sscanf(buf, "%lf %lf %lf %d/%d", &a1, &a5, &a15, &running, &total) != 5) return true;
+    return running < ncpus;
 }

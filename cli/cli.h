@@ -35,6 +35,7 @@ typedef struct Options {
     int stage;                   /* VmProfStage */
     int transport;               /* CabTransport */
     int sampling;                /* -Xcab.mode: 0 exhaustive, 1 sampling */
+    int cab_full;                /* -Xcab.full: CabFull */
     double sample_rate;          /* 0: default */
     size_t sample_burst;         /* 0: default */
     int64_t test_delay_us;

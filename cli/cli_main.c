@@ -327,6 +327,7 @@ int main(int argc, char **argv) {
         if (opt.cab_size) popt.cab.ring_bytes = opt.cab_size;
         if (opt.cab_chunk) popt.cab.chunk_bytes = opt.cab_chunk;
         popt.cab.transport = (CabTransport)opt.transport;
+        popt.cab.full = (CabFull)opt.cab_full;
         if (opt.sampling) {
             popt.cab.mode = CAB_MODE_SAMPLING;
             popt.cab.sample_rate = opt.sample_rate ? opt.sample_rate : 0.05;

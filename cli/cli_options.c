@@ -207,6 +207,7 @@ static const char *const format_names[] = {"text", "json", "folded", "callgrind"
 static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
+static const char *const full_names[] = {"block", "self", "adaptive", NULL}; /* CabFull */
 static const char *const threads_names[] = {"native", "green", NULL};
 static const char *const affinity_names[] = {"auto", "none", NULL};
 
@@ -234,6 +235,7 @@ static const XOption xoptions[] = {
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
     {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks", CHOICE(sampling, mode_names)},
+    {"cab.full", "block, self, adaptive", "block", "exhaustive: what a program thread does when its ring is full. block: waits for the analyzer; self: analyses its own oldest chunks on its own thread; adaptive: analyses them itself only when the analyzer is not at its ring and no CPU is idle (runnable threads from /proc/loadavg), waits otherwise. -Xstats shows the chunks each analysed", CHOICE(cab_full, full_names)},
     {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (in bursts chosen at random)", OWN(x_sample_rate)},
     {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: the bursts the events are chosen in", OWN(x_sample_burst)},
     {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", OWN(x_cachesim)},

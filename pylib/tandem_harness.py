@@ -205,9 +205,10 @@ def probe(cab_bench):
 # What tandem prints at exit with -Xstats (cli/cli_main.c stats_report, vm/prof/vm_prof.c
 # vm_prof_print_stats): one line per CAB ("thread N" or "carrier N"), then their total.
 _COUNTERS = (r"produced (\d+) consumed (\d+) dropped (\d+) chunks (\d+) blocks (\d+) blocked ([0-9.]+) ms")
+_ANALYSED = (r" analysed: by the analyzer (\d+) chunks ([0-9.]+) ms, by the program thread (\d+) chunks ([0-9.]+) ms")
 _RE_CAB = re.compile(r"\[stats\] cab (thread \d+|carrier \d+): " + _COUNTERS +
-                     r" analyzer (-?\d+) idle ([0-9.]+) ms waits outside safepoints (\d+)")
-_RE_TOTAL = re.compile(r"\[stats\] cab total: " + _COUNTERS + r" waits outside safepoints (\d+)")
+                     r" analyzer (-?\d+) idle ([0-9.]+) ms waits outside safepoints (\d+)" + _ANALYSED)
+_RE_TOTAL = re.compile(r"\[stats\] cab total: " + _COUNTERS + r" waits outside safepoints (\d+)" + _ANALYSED)
 _RE_TOPOLOGY = re.compile(r"\[stats\] topology: (.*)")
 _RE_APP_CPUS = re.compile(r"\[stats\] placement: application threads on CPU\(s\) ([0-9,-]+)")
 COUNTERS = ("produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms")
@@ -221,9 +222,16 @@ def _counters(m, first):
     return c
 
 
+def _analysed(m, first):
+    """Who analysed the chunks (-Xcab.full): from group [first] of [m] on."""
+    return {"analyzer_chunks": int(m.group(first)), "analyzer_busy_ms": float(m.group(first + 1)),
+            "self_chunks": int(m.group(first + 2)), "self_ms": float(m.group(first + 3))}
+
+
 class Stats:
     """The -Xstats lines of a run's stderr. total: {produced, consumed, dropped, chunks, blocks,
-    blocked_ms, waits_outside, line} of the "cab total" line, None without one (no -Xstats,
+    blocked_ms, waits_outside, analyzer_chunks, analyzer_busy_ms, self_chunks, self_ms,
+    line} of the "cab total" line, None without one (no -Xstats,
     no profile, or os.exit); cabs: the same per CAB with who, analyzer, idle_ms; topology and
     app_cpus: those lines' text, or None."""
 
@@ -232,12 +240,13 @@ class Stats:
         for m in _RE_CAB.finditer(stderr):
             c = _counters(m, 2)
             c.update(who=m.group(1), analyzer=int(m.group(8)), idle_ms=float(m.group(9)),
-                     waits_outside=int(m.group(10)))
+                     waits_outside=int(m.group(10)), **_analysed(m, 11))
             self.cabs.append(c)
         self.total = None
         for m in _RE_TOTAL.finditer(stderr):
             self.total = _counters(m, 1)
             self.total["waits_outside"] = int(m.group(7))
+            self.total.update(_analysed(m, 8))
         m = _RE_TOPOLOGY.search(stderr)
         self.topology = m.group(1) if m else None
         m = _RE_APP_CPUS.search(stderr)
@@ -273,12 +282,21 @@ def nothing_lost(total):
 SMALL_RING = ["-Xcab.size=12k", "-Xcab.chunk=4k"]   # the smallest valid ring: producers block and wrap
 
 
+FULL_RING = ("block", "self", "adaptive")  # -Xcab.full
+
+
 def mode_opts(mode):
-    """The options of an analysis mode: sequential, concurrent (with -Xstats) or small
-    (concurrent on the smallest ring)."""
+    """The options of an analysis mode: sequential, concurrent (with -Xstats), small
+    (concurrent on the smallest ring), or small-self / small-adaptive (the smallest ring, and
+    a program thread analyses its own full ring: -Xcab.full)."""
     if mode == "sequential":
         return ["-Xanalysis=sequential"]
-    return ["-Xanalysis=concurrent", "-Xstats"] + (SMALL_RING if mode == "small" else [])
+    opts = ["-Xanalysis=concurrent", "-Xstats"]
+    if mode.startswith("small"):
+        opts += SMALL_RING
+        if mode != "small":
+            opts.append("-Xcab.full=" + mode[len("small-"):])
+    return opts
 
 
 def json_docs(text):

@@ -111,19 +111,25 @@ def main():
     # The deadlock test: analyzers slowed on purpose so producers block on full rings all
     # the time, while other threads allocate and force collections. It must finish (the
     # subprocess timeout is the watchdog) with nothing lost.
+    # Every full-ring policy (-Xcab.full): with self the program threads analyse chunks.
     for model, margs in models.items():
-        code, out, err = run("-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING,
-                             "-Xtest.analyzer_delay=200", "deadlock.lua")
-        if code is None:
-            check(f"deadlock {model}", False, "hung (watchdog: 120 s)")
-            continue
-        t = th.parse_stats(err).total
-        check(f"deadlock {model}: finished", code == 0 and out == "done\t800400\n",
-              f"{code} {out!r} {err[-1500:]!r}")
-        check(f"deadlock {model}: nothing lost, producers blocked",
-              th.nothing_lost(t) and t["blocks"] > 100, t["line"] if t else err[-1500:])
-        counts = th.parse_methodcount(err)[0]
-        check(f"deadlock {model}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
+        for full in th.FULL_RING:
+            name = f"deadlock {model} full={full}"
+            code, out, err = run("-Xprofile=methodcount", "-Xstats", *margs, *SMALL_RING, f"-Xcab.full={full}",
+                                 "-Xtest.analyzer_delay=200", "deadlock.lua")
+            if code is None:
+                check(name, False, "hung (watchdog: 120 s)")
+                continue
+            t = th.parse_stats(err).total
+            check(f"{name}: finished", code == 0 and out == "done\t800400\n",
+                  f"{code} {out!r} {err[-1500:]!r}")
+            check(f"{name}: nothing lost, producers blocked",
+                  th.nothing_lost(t) and t["blocks"] > 100, t["line"] if t else err[-1500:])
+            if t:
+                want = {"block": t["self_chunks"] == 0, "self": t["self_chunks"] > 0}.get(full, True)
+                check(f"{name}: chunks analysed by the program threads", want, t["line"])
+            counts = th.parse_methodcount(err)[0]
+            check(f"{name}: counts", counts.get("f (deadlock.lua:3)") == 800000, counts)
 
     # Heap loads and stores never wait between safepoints: with a ring full most of the time,
     # every EV_LOAD/EV_STORE finds the room reserved at the safepoint before it, in compiled

@@ -471,10 +471,13 @@ void vm_prof_print_stats(FILE *f) {
             snprintf(who, sizeof who, "thread %llu", (unsigned long long)s->thread_id);
         fprintf(f,
                 "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
-                " analyzer %d idle %.3f ms waits outside safepoints %llu\n",
+                " analyzer %d idle %.3f ms waits outside safepoints %llu"
+                " analysed: by the analyzer %llu chunks %.3f ms, by the program thread %llu chunks %.3f ms\n",
                 who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)c.dropped,
                 (unsigned long long)c.chunks, (unsigned long long)c.blocks, (double)c.blocked_ns / 1e6, s->analyzer,
-                (double)c.idle_ns / 1e6, (unsigned long long)s->unsafe_waits);
+                (double)c.idle_ns / 1e6, (unsigned long long)s->unsafe_waits,
+                (unsigned long long)(c.chunks - c.self_chunks), (double)c.busy_ns / 1e6,
+                (unsigned long long)c.self_chunks, (double)c.self_ns / 1e6);
         unsafe += s->unsafe_waits;
         tot.produced += c.produced;
         tot.consumed += c.consumed;
@@ -482,12 +485,17 @@ void vm_prof_print_stats(FILE *f) {
         tot.chunks += c.chunks;
         tot.blocks += c.blocks;
         tot.blocked_ns += c.blocked_ns;
+        tot.self_chunks += c.self_chunks;
+        tot.self_ns += c.self_ns;
+        tot.busy_ns += c.busy_ns;
     }
     fprintf(f, "[stats] cab total: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
-               " waits outside safepoints %llu\n",
+               " waits outside safepoints %llu"
+               " analysed: by the analyzer %llu chunks %.3f ms, by the program thread %llu chunks %.3f ms\n",
             (unsigned long long)tot.produced, (unsigned long long)tot.consumed, (unsigned long long)tot.dropped,
             (unsigned long long)tot.chunks, (unsigned long long)tot.blocks, (double)tot.blocked_ns / 1e6,
-            (unsigned long long)unsafe);
+            (unsigned long long)unsafe, (unsigned long long)(tot.chunks - tot.self_chunks), (double)tot.busy_ns / 1e6,
+            (unsigned long long)tot.self_chunks, (double)tot.self_ns / 1e6);
 }
 
 int vm_prof_kind(void) {
