@@ -16,6 +16,20 @@
  * the ring itself: nothing is copied), calls the consumer's done function with the final
  * counters and frees the ring.
  *
+ * Shards (CabConsumer.nshards >= 2): the ring's analyzer (the owner) still is its only
+ * consumer, but copies each chunk out (cab_consume into a malloc'ed ShardBuf, so the ring is
+ * cleared in order and the producer side is unchanged), pushes the copy to one SPSC queue
+ * per other shard, then analyses shard 0 itself. Shard j's analyzer (the j-th next thread)
+ * pops the copies of its queue in order and analyses shard j. The last shard to finish a
+ * copy frees it (refs). Memory ordering: the owner's release of a queue's [tail] after
+ * storing the slot pairs with the helper's acquire; the helper's release of [head] after
+ * analysing a copy pairs with the owner's acquire, so when every head has caught up with its
+ * tail every shard's analysis of every event happened before, and the owner may call done
+ * (whose caller then reads all shards' states). A full queue (SHARD_QUEUE copies ahead)
+ * stops the owner from taking chunks, so a slow shard backs the producer up through the
+ * ring as a slow analyzer does. The owner then sets [finished] (release); a helper that
+ * acquires it drops its entry; the last holder of the Sharded frees it.
+ *
  * Idle analyzers back off: pause, then sched_yield, then sleeps doubling up to 50 us, the
  * time a producer at ~1 G events/s needs to fill 1/40 of a 2 MiB ring, so a sleeping
  * analyzer wakes long before the producer has to block. The time spent backing off is the
@@ -37,10 +51,38 @@
 #define ANALYZER_YIELDS 16
 #define ANALYZER_SLEEP_MAX_NS 50000
 
+#define SHARD_QUEUE 8 /* copies in flight per helper shard (power of two) */
+
+typedef struct ShardBuf {
+    uint32_t refs; /* shards still to analyse it: atomic, the last frees it */
+    size_t n;
+    uint64_t ev[]; /* a chunk's events */
+} ShardBuf;
+
+typedef struct ShardQueue { /* SPSC: the owner pushes, the shard's analyzer pops */
+    ShardBuf *slot[SHARD_QUEUE];
+    _Alignas(64) uint64_t tail; /* pushed: owner's release store, helper's acquire load */
+    _Alignas(64) uint64_t head; /* analysed: helper's release store, owner's acquire load */
+    uint64_t chunks, ns;        /* shard's counters: the helper's, read by the owner after
+                                   acquiring head == tail */
+} ShardQueue;
+
+typedef struct Sharded {
+    CabConsumer c;
+    size_t cap;         /* events per copy: a chunk */
+    uint32_t finished;  /* owner's release once done was called; helpers acquire it */
+    uint32_t refs;      /* atomic: owner + helpers still holding it */
+    uint64_t chunks0, ns0; /* shard 0's counters (the owner's) */
+    ShardQueue q[CAB_MAX_SHARDS]; /* q[0] unused: shard 0 runs on the owner */
+} Sharded;
+
 typedef struct Served {
-    CabRing *ring; /* owned by the analyzer from registration until it frees it */
+    CabRing *ring; /* owned by the analyzer from registration until it frees it; NULL: a
+                      helper's entry for shard [shard] of [sh] */
     CabConsumer c;
     uint64_t since; /* ns when the analyzer picked it up: idle time before is not its own */
+    Sharded *sh;    /* sharded analysis, else NULL */
+    unsigned shard;
 } Served;
 
 typedef struct Analyzer {
@@ -163,8 +205,13 @@ static bool hand_to(Analyzer *to, const Served *v, size_t k) {
         fprintf(stderr, "cab: out of memory registering a ring\n");
         abort();
     }
-    for (size_t i = 0; i < k; i++) to->incoming[to->nin++] = (Served){v[i].ring, v[i].c, 0};
-    __atomic_fetch_add(&to->load, k, __ATOMIC_RELAXED);
+    size_t rings = 0; /* [load] counts rings, not shard helpers' entries */
+    for (size_t i = 0; i < k; i++) {
+        to->incoming[to->nin] = v[i];
+        to->incoming[to->nin++].since = 0;
+        rings += v[i].ring != NULL;
+    }
+    __atomic_fetch_add(&to->load, rings, __ATOMIC_RELAXED);
     __atomic_store_n(&to->waiting, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&to->mu);
     return true;
@@ -203,9 +250,96 @@ static void die(Analyzer *a) {
     }
     fprintf(stderr, "cab: analyzer %d stopped after %llu chunks (-Xtest.analyzer_die); its %zu ring(s) moved to analyzer %d\n",
             a->index, (unsigned long long)a->chunks, k, to);
+    size_t rings = 0;
+    for (size_t i = 0; i < k; i++) rings += a->rings[i].ring != NULL;
     a->n = 0;
-    __atomic_fetch_sub(&a->load, k, __ATOMIC_RELEASE);
+    __atomic_fetch_sub(&a->load, rings, __ATOMIC_RELEASE);
     pthread_exit(NULL);
+}
+
+/* ---- Shards (file header) ---- */
+
+static void buf_release(ShardBuf *b) {
+    if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) free(b);
+}
+
+static void sharded_release(Sharded *sh) {
+    if (__atomic_sub_fetch(&sh->refs, 1, __ATOMIC_ACQ_REL) == 0) free(sh);
+}
+
+static void copy_into(void *ctx, const uint64_t *ev, size_t n) {
+    ShardBuf *b = ctx;
+    memcpy(b->ev + b->n, ev, n * sizeof *ev);
+    b->n += n;
+}
+
+/* Owner: take up to [max] chunks, each copied out, queued for the other shards and analysed
+ * for shard 0 here. Stops early when a queue is full. */
+static size_t consume_sharded(Served *s, size_t max) {
+    Sharded *sh = s->sh;
+    unsigned n = sh->c.nshards;
+    size_t total = 0;
+    for (size_t k = 0; k < max; k++) {
+        for (unsigned j = 1; j < n; j++)
+            if (sh->q[j].tail - __atomic_load_n(&sh->q[j].head, __ATOMIC_ACQUIRE) >= SHARD_QUEUE) return total;
+        ShardBuf *b = malloc(sizeof *b + sh->cap * sizeof(uint64_t));
+        if (b == NULL) {
+            fprintf(stderr, "cab: out of memory for a shard's chunk\n");
+            abort();
+        }
+        b->n = 0;
+        size_t got = cab_consume(s->ring, copy_into, b, 1);
+        if (got == 0 || b->n == 0) {
+            free(b);
+            if (got == 0) break;
+            total += got;
+            continue;
+        }
+        b->refs = n;
+        for (unsigned j = 1; j < n; j++) {
+            ShardQueue *q = &sh->q[j];
+            q->slot[q->tail % SHARD_QUEUE] = b;
+            __atomic_store_n(&q->tail, q->tail + 1, __ATOMIC_RELEASE); /* pairs with the helper's acquire */
+        }
+        uint64_t t0 = now_ns();
+        sh->c.consume_shard(sh->c.ctx, 0, b->ev, b->n);
+        sh->ns0 += now_ns() - t0;
+        sh->chunks0++;
+        buf_release(b);
+        total += got;
+    }
+    return total;
+}
+
+/* Owner: has every shard analysed every copy? */
+static bool shards_caught_up(const Sharded *sh) {
+    for (unsigned j = 1; j < sh->c.nshards; j++)
+        if (__atomic_load_n(&sh->q[j].head, __ATOMIC_ACQUIRE) != sh->q[j].tail) return false;
+    return true;
+}
+
+/* Helper: analyse what is queued for shard s->shard. Sets [*gone] once the owner is finished
+ * and nothing is left (the entry is dropped). */
+static size_t help_shard(Served *s, bool *gone) {
+    Sharded *sh = s->sh;
+    ShardQueue *q = &sh->q[s->shard];
+    bool finished = __atomic_load_n(&sh->finished, __ATOMIC_ACQUIRE); /* before the tail: see below */
+    uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE), head = q->head;
+    size_t done = 0;
+    for (; head < tail && done < ANALYZER_CHUNKS_PER_TURN; done++) {
+        ShardBuf *b = q->slot[head % SHARD_QUEUE];
+        uint64_t t0 = now_ns();
+        sh->c.consume_shard(sh->c.ctx, s->shard, b->ev, b->n);
+        q->ns += now_ns() - t0;
+        q->chunks++;
+        buf_release(b);
+        __atomic_store_n(&q->head, ++head, __ATOMIC_RELEASE); /* pairs with the owner's acquire */
+    }
+    /* The owner finishes only after every head caught up with its tail, and pushes nothing
+     * after: so finished read before a tail that this shard has reached means nothing more
+     * will come. */
+    *gone = finished && head == tail;
+    return done;
 }
 
 /* Count the chunks [a] took (faults only: one per turn at most), stall or die when they
@@ -236,21 +370,48 @@ static void *analyzer_main(void *arg) {
         size_t progress = 0;
         for (size_t i = 0; i < a->n;) {
             Served *s = &a->rings[i];
+            if (s->ring == NULL) { /* a shard of another analyzer's ring */
+                bool gone = false;
+                progress += help_shard(s, &gone);
+                if (!gone) {
+                    i++;
+                    continue;
+                }
+                sharded_release(s->sh);
+                *s = a->rings[--a->n];
+                progress++;
+                continue;
+            }
             bool faulty = a->index == 0 && (a->pool->faults.stall_ms || a->pool->faults.die_after);
             /* With faults, one chunk at a time: "dies after N chunks" is exact. The clock is
              * read around each turn (busy_ns): two reads per ring and round, nothing per chunk. */
             uint64_t t0 = now_ns();
-            size_t got = cab_consume(s->ring, s->c.consume, s->c.ctx, faulty ? 1 : ANALYZER_CHUNKS_PER_TURN);
+            size_t max = faulty ? 1 : ANALYZER_CHUNKS_PER_TURN;
+            size_t got = s->sh ? consume_sharded(s, max) : cab_consume(s->ring, s->c.consume, s->c.ctx, max);
             if (got) cab_ring_add_busy_ns(s->ring, now_ns() - t0);
             progress += got;
             if (faulty) faults_after_consume(a, got != 0); /* max 1: a chunk or nothing */
-            if (!cab_ring_done(s->ring)) {
+            if (!cab_ring_done(s->ring) || (s->sh && !shards_caught_up(s->sh))) {
                 i++;
                 continue;
             }
             CabStats st = cab_ring_stats(s->ring);
+            if (s->sh) {
+                Sharded *sh = s->sh;
+                st.nshards = sh->c.nshards;
+                st.shard_chunks[0] = sh->chunks0;
+                st.shard_ns[0] = sh->ns0;
+                for (unsigned j = 1; j < sh->c.nshards; j++) {
+                    st.shard_chunks[j] = sh->q[j].chunks;
+                    st.shard_ns[j] = sh->q[j].ns;
+                }
+            }
             if (s->c.done) s->c.done(s->c.ctx, &st);
             cab_ring_free(s->ring);
+            if (s->sh) {
+                __atomic_store_n(&s->sh->finished, 1, __ATOMIC_RELEASE); /* pairs with help_shard */
+                sharded_release(s->sh);
+            }
             *s = a->rings[--a->n];
             __atomic_fetch_sub(&a->load, 1, __ATOMIC_RELEASE); /* pairs with shutdown's acquire */
             progress++;
@@ -279,7 +440,7 @@ static void *analyzer_main(void *arg) {
         for (size_t i = 0; i < a->n; i++) {
             Served *s = &a->rings[i];
             uint64_t from = s->since > idle_mark ? s->since : idle_mark;
-            if (t > from) cab_ring_add_idle_ns(s->ring, t - from);
+            if (t > from && s->ring != NULL) cab_ring_add_idle_ns(s->ring, t - from); /* not a shard's entry */
         }
         idle_mark = t;
     }
@@ -316,14 +477,48 @@ void cab_analyzer_set_faults(CabAnalyzerPool *pool, const CabAnalyzerFaults *f) 
 
 int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which) {
     int n = __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE);
+    unsigned nshards = c->nshards > 1 ? c->nshards : 1;
+    if (nshards > CAB_MAX_SHARDS || (int)nshards > n || (nshards > 1 && c->consume_shard == NULL)) return -1;
     if (which < 0 || which >= n) which = least_loaded(pool, -1);
-    /* The producer may analyse its full ring with the same function (CAB_FULL_SELF and
-     * ADAPTIVE); set before hand_to's mutex publishes the ring to the analyzer. */
-    cab_ring_set_self(r, c->consume, c->ctx);
-    Served one = {r, *c, 0}; /* since: set at pick-up */
+    Served one = {r, *c, 0, NULL, 0}; /* since: set at pick-up */
+    if (nshards > 1) {
+        Sharded *sh = calloc(1, sizeof *sh);
+        if (sh == NULL) {
+            fprintf(stderr, "cab: out of memory registering a ring\n");
+            abort();
+        }
+        sh->c = *c;
+        sh->cap = cab_ring_config(r)->chunk_bytes / 8;
+        sh->refs = nshards;
+        one.sh = sh;
+    } else {
+        /* The producer may analyse its full ring with the same function (CAB_FULL_SELF and
+         * ADAPTIVE); set before hand_to's mutex publishes the ring to the analyzer. A
+         * sharded ring's producer never does: its chunks go to every shard. */
+        cab_ring_set_self(r, c->consume, c->ctx);
+    }
     /* A dead analyzer (-Xtest.analyzer_die) refuses: try the live one with the fewest rings
      * (there is always one: a dying analyzer hands over before it leaves). */
     while (which < 0 || !hand_to(&pool->a[which], &one, 1)) which = least_loaded(pool, -1);
+    /* Shard j on the j-th next analyzer. Helpers' entries do not count in [load] (it counts
+     * rings, for balancing and the shutdown's drain); a helper ends only once its entries are
+     * gone, i.e. after the owner finished. */
+    for (unsigned j = 1; j < nshards; j++) {
+        Served help = {NULL, *c, 0, one.sh, j};
+        Analyzer *to = &pool->a[(which + (int)j) % n];
+        pthread_mutex_lock(&to->mu);
+        bool ok = !to->dead && grow(&to->incoming, &to->capin, to->nin + 1);
+        if (ok) {
+            to->incoming[to->nin++] = help;
+            __atomic_store_n(&to->waiting, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&to->mu);
+        if (!ok) {
+            fprintf(stderr, "cab: cannot hand shard %u to analyzer %d (stopped, or out of memory)\n", j,
+                    (which + (int)j) % n);
+            abort();
+        }
+    }
     return which;
 }
 

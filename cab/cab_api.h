@@ -60,6 +60,7 @@ typedef enum CabMode {
 #define CAB_DEFAULT_RING_BYTES ((size_t)2 << 20)    /* 2 MiB, the paper's default */
 #define CAB_FALLBACK_CHUNK_BYTES ((size_t)128 << 10) /* 4 x 32 KiB L1d without hwloc */
 #define CAB_DEFAULT_BURST_BYTES ((size_t)64)        /* one cache line per sampled chunk */
+#define CAB_MAX_SHARDS 8                            /* CabConsumer.nshards */
 
 /* What an exhaustive producer does when its ring is full (deferred-methods paper, section 4:
  * thread-pool, synchronous and adaptive processing; cab_ring.c, "Full ring"). */
@@ -325,6 +326,9 @@ typedef struct CabStats {
     uint64_t self_ns;  /* C: the producer's time analysing them (included in blocked_ns) */
     uint64_t busy_ns;  /* C: time an analyzer thread spent consuming this ring (clock reads
                           around each turn that found something) */
+    unsigned nshards;  /* sharded analysis (CabConsumer.nshards): the shards, else 0 */
+    uint64_t shard_chunks[CAB_MAX_SHARDS], shard_ns[CAB_MAX_SHARDS]; /* per shard: chunks
+                          analysed and the time its analyzer thread spent in consume_shard */
 } CabStats;
 
 /* Consume what is ready, at most [max_chunks] chunks (0: no limit), passing events to
@@ -372,6 +376,15 @@ typedef struct CabConsumer {
     CabConsumeFn consume;                              /* required */
     void (*done)(void *ctx, const CabStats *stats);    /* after the last event; may be NULL */
     void *ctx;
+    /* Sharded analysis (nshards >= 2; cab_analyzer.c, "Shards"): every event goes to
+     * [nshards] shards, each an analysis state of its own that handles its share of the
+     * items (a cache simulation's sets, a count's functions), run on nshards different
+     * analyzer threads at once. consume_shard(ctx, shard, events, n): the events of the
+     * stream in order, for shard [shard] (0 .. nshards-1); [consume] is then unused.
+     * Needs at least nshards analyzer threads; a sharded ring's producer never analyses it
+     * itself (CabConfig.full acts as block). */
+    void (*consume_shard)(void *ctx, unsigned shard, const uint64_t *events, size_t n);
+    unsigned nshards;                                  /* 0 or 1: not sharded */
 } CabConsumer;
 
 /* Start [nthreads] >= 1 analyzer threads. [cpus]: if not NULL, analyzer i is bound to OS CPU
@@ -381,7 +394,9 @@ CabAnalyzerPool *cab_analyzer_start(int nthreads, const int *cpus, const char **
 
 /* Hand [r] to analyzer [which] (-1: the one with the fewest rings). From now on only that
  * thread consumes [r]; after cab_close on the producer side it drains the residue, calls
- * c->done with the final counters and frees the ring. Returns the analyzer's index. */
+ * c->done with the final counters and frees the ring. Returns the analyzer's index, or -1 if
+ * c->nshards is above CAB_MAX_SHARDS or the pool's threads. Sharded: shard 0 runs on that
+ * analyzer, shard j on the j-th next one. */
 int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *c, int which);
 
 /* Testing (-Xtest.analyzer_stall, -Xtest.analyzer_die): faults of analyzer 0, which then

@@ -47,7 +47,8 @@ typedef struct Options {
     int green;                   /* -Xthreads: 0 native, 1 green */
     int64_t carriers;            /* 0: default */
     int64_t slice_ms;            /* 0: default */
-    int64_t analyzers;           /* 0: default (1) */
+    int64_t analyzers;           /* 0: default (1, or -Xanalysis.shards) */
+    int64_t shards;              /* -Xanalysis.shards; 0: default (1) */
     int affinity_none;           /* -Xaffinity: 0 auto, 1 none */
     bool stats;
     int format;                  /* ProfFormat */

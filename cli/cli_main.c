@@ -309,9 +309,33 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;
     }
+    /* -Xanalysis.shards: every analysis must split (ProfAnalysis.shard), each shard on its
+     * own analyzer thread. */
+    if (opt.shards > 1 && opt.profile) {
+        const char *why = NULL;
+        if ((opt.shards & (opt.shards - 1)) != 0) why = "the number of shards must be a power of two (2, 4 or 8)";
+        else if (opt.sequential) why = "sharded analysis needs -Xanalysis=concurrent";
+        else if (opt.sampling) why = "sharded analysis needs -Xcab.mode=exhaustive";
+        else if (opt.analyzers && opt.analyzers < opt.shards) why = "it needs at least as many analyzer threads (-Xanalyzers) as shards";
+        else if (opt.test_die_after) why = "-Xtest.analyzer_die cannot be combined with sharded analysis";
+        for (int k = 0; why == NULL && k < opt.nanalyses; k++)
+            if (opt.analyses[k]->shard == NULL) {
+                fprintf(stderr, "tandem: -Xanalysis.shards=%lld: %s cannot be split (methodcount and cachesim can)\n",
+                        (long long)opt.shards, opt.analyses[k]->name);
+                return EXIT_USAGE;
+            } else if (opt.analyses[k] == &prof_cachesim && (unsigned)opt.shards > prof_cachesim_max_shards()) {
+                fprintf(stderr, "tandem: -Xanalysis.shards=%lld: the simulated caches have only %u set(s) at one level\n",
+                        (long long)opt.shards, prof_cachesim_max_shards());
+                return EXIT_USAGE;
+            }
+        if (why != NULL) {
+            fprintf(stderr, "tandem: -Xanalysis.shards=%lld: %s\n", (long long)opt.shards, why);
+            return EXIT_USAGE;
+        }
+    }
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the
      * application (and every thread it starts: affinity is inherited) on the others. */
-    int nanalyzers = opt.analyzers ? (int)opt.analyzers : 1;
+    int nanalyzers = opt.analyzers ? (int)opt.analyzers : opt.shards > 1 ? (int)opt.shards : 1;
     cab_topology_plan(opt.profile && !opt.sequential ? nanalyzers : 0, &placement);
     if (!opt.affinity_none && placement.napp > 0 && placement.nanalyzers > 0)
         pinned = cab_topology_bind_self_set(placement.app_cpus, placement.napp) == 0;
@@ -319,8 +343,9 @@ int main(int argc, char **argv) {
     VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
                           pinned ? placement.analyzer_cpus : NULL, (VmProfStage)opt.stage,
                           (unsigned)opt.test_delay_us, (ProfFormat)opt.format,
-                          {(unsigned)opt.test_stall_ms, (uint64_t)opt.test_die_after}};
+                          {(unsigned)opt.test_stall_ms, (uint64_t)opt.test_die_after}, 1};
     for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
+    popt.shards = opt.shards > 1 ? (unsigned)opt.shards : 1;
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */
     if (opt.cab_size || opt.cab_chunk || (opt.profile && !opt.sequential)) {
         cab_config_default(&popt.cab);

@@ -253,6 +253,7 @@ static const XOption xoptions[] = {
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},
+    {"analysis.shards", "1, 2, 4 or 8", "1", "concurrent, exhaustive: each program thread's analysis is split over this many analyzer threads working at once, each owning a share of the items (methodcount: functions; cachesim: cache sets) and reading every event; the profile is the same. Needs as many analyzer threads (the default -Xanalyzers becomes N); callgraph, calltree and pathprof cannot be split", COUNT(shards, 1, CAB_MAX_SHARDS)},
     {"analyzers", "N >= 1", "1", "analyzer threads for concurrent analysis", COUNT(analyzers, 1, CAB_MAX_PLACED)},
     {"affinity", "auto, none", "auto", "auto: pin application threads and keep cores for the analyzers (hwloc)", CHOICE(affinity_none, affinity_names)},
     {"stats", "(no value)", "off", "print the topology, the thread placement and run statistics on stderr at exit", OWN(x_stats)},

@@ -76,6 +76,11 @@ typedef struct ProfAnalysis {
      * no report in that format (the runtime says so; text and json always exist). */
     int (*report)(void *st, FILE *out, const ProfReportOpts *o);
     void (*close)(void *st);                                 /* free the state */
+    /* Sharded analysis (-Xanalysis.shards, cab_api.h CabConsumer.nshards): from now on [st]
+     * counts only shard [shard] of [nshards] (a power of two) of the items, while it still
+     * consumes every event of the stream in order; the merged states of all the shards equal
+     * the state of the unsharded analysis exactly. NULL: the analysis cannot be sharded. */
+    void (*shard)(void *st, unsigned shard, unsigned nshards);
 } ProfAnalysis;
 
 /* The analyses, and the report formats each has (others: report returns -2).
@@ -107,6 +112,10 @@ typedef struct ProfCacheLevel {
     uint64_t ways;
 } ProfCacheLevel;
 int prof_cachesim_configure(const ProfCacheLevel *l1, const ProfCacheLevel *l2, int lru, const char **err);
+
+/* The most shards the configured cache simulation can be split into: its smaller number of
+ * sets (a shard owns the sets whose index is its number modulo the shards, at both levels). */
+unsigned prof_cachesim_max_shards(void);
 
 /* The CAB paper's sampling error (section 6.4): the mean over items i with actual[i] > 0 of
  * |actual[i] - sampled[i] / rate| / actual[i]. [actual], [sampled]: [n] counts of the same

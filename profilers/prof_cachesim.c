@@ -80,6 +80,7 @@ typedef struct Thread {
 
 typedef struct CacheSim {
     Config cfg;
+    uint64_t shard, shard_mask; /* sharded: only the lines with line & mask == shard */
     Level l[2];
     uint64_t clock;
     uint64_t loads, stores;
@@ -219,8 +220,10 @@ static void miss(CacheSim *cs, uint64_t line, Way *s1, FnCount *fc) {
     *w = (Way){line, ++cs->clock};
 }
 
-static inline void access_line(CacheSim *cs, uint64_t addr) {
+/* Returns 1 if the access was this state's (always, unless sharded). */
+static inline int access_line(CacheSim *cs, uint64_t addr) {
     uint64_t line = (addr & ADDR_MASK) >> LINE_SHIFT;
+    if ((line & cs->shard_mask) != cs->shard) return 0; /* another shard's sets */
     FnCount *fc = &cs->fn[cs->cur];
     fc->accesses++;
     Level *l1 = &cs->l[0];
@@ -229,11 +232,12 @@ static inline void access_line(CacheSim *cs, uint64_t addr) {
     if (w != NULL) {
         l1->hits++;
         if (cs->cfg.lru) w->stamp = ++cs->clock;
-        return;
+        return 1;
     }
     l1->misses++;
     fc->l1_misses++;
     miss(cs, line, s1, fc);
+    return 1;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -283,12 +287,10 @@ static void cs_consume(void *st, const uint64_t *ev, size_t n) {
         uint64_t e = ev[i];
         switch (ev_kind(e)) {
         case EV_LOAD:
-            cs->loads++;
-            access_line(cs, ev_payload(e));
+            cs->loads += access_line(cs, ev_payload(e));
             break;
         case EV_STORE:
-            cs->stores++;
-            access_line(cs, ev_payload(e));
+            cs->stores += access_line(cs, ev_payload(e));
             break;
         case EV_CALL:
         case EV_FRAME: on_call(cs, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e)); break;
@@ -444,5 +446,23 @@ static void cs_close(void *st) {
     free(cs);
 }
 
+/* Shards: a set's lines all have the same low line-number bits (the set index), at both
+ * levels, and a shard owns the lines whose low bits are its number; with no more shards than
+ * either level has sets, every set, and every back-invalidation between the levels, belongs
+ * to one shard. Each shard keeps its own stamp clock: only the order of stamps within a set
+ * matters to the victim choice, and it is the same. So the merged counts are exactly the
+ * unsharded ones; the shadow stack is kept by every shard. */
+static void cs_shard(void *st, unsigned shard, unsigned nshards) {
+    CacheSim *cs = st;
+    cs->shard = shard;
+    cs->shard_mask = nshards - 1;
+}
+
+unsigned prof_cachesim_max_shards(void) {
+    uint64_t s1 = config.g[0].size / LINE_BYTES / config.g[0].ways, s2 = config.g[1].size / LINE_BYTES / config.g[1].ways;
+    uint64_t m = s1 < s2 ? s1 : s2;
+    return m > 64 ? 64 : (unsigned)m;
+}
+
 const ProfAnalysis prof_cachesim = {"cachesim", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM,
-                                    cs_open,    cs_consume, cs_merge, cs_report, cs_close};
+                                    cs_open,    cs_consume, cs_merge, cs_report, cs_close, cs_shard};

@@ -446,4 +446,4 @@ static void cg_close(void *st) {
 }
 
 const ProfAnalysis prof_callgraph = {"callgraph",  PROF_NEED_CALL | PROF_NEED_SITE, cg_open, cg_consume,
-                                     cg_merge,     cg_report, cg_close};
+                                     cg_merge,     cg_report, cg_close, NULL};

@@ -670,4 +670,4 @@ static void ct_close(void *st) {
     free(ct);
 }
 
-const ProfAnalysis prof_calltree = {"calltree", PROF_NEED_CALL, ct_open, ct_consume, ct_merge, ct_report, ct_close};
+const ProfAnalysis prof_calltree = {"calltree", PROF_NEED_CALL, ct_open, ct_consume, ct_merge, ct_report, ct_close, NULL};

@@ -15,6 +15,7 @@ typedef struct MethodCount {
     uint64_t *counts; /* counts[id]: calls of function id */
     size_t cap;       /* entries in counts */
     uint64_t total;
+    uint32_t shard, shard_mask; /* sharded: counts only the ids with id & mask == shard */
 } MethodCount;
 
 static void *mc_open(void) { return calloc(1, sizeof(MethodCount)); }
@@ -38,6 +39,7 @@ static void mc_consume(void *st, const uint64_t *ev, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (ev_kind(ev[i]) != EV_CALL) continue;
         uint64_t id = ev_call_fid(ev[i]);
+        if ((id & mc->shard_mask) != mc->shard) continue;
         if (id >= mc->cap) grow(mc, (size_t)id);
         mc->counts[id]++;
         mc->total++;
@@ -141,4 +143,12 @@ static void mc_close(void *st) {
     free(mc);
 }
 
-const ProfAnalysis prof_methodcount = {"methodcount", PROF_NEED_CALL, mc_open, mc_consume, mc_merge, mc_report, mc_close};
+/* A shard counts the functions whose id it owns; the merge adds disjoint counts. */
+static void mc_shard(void *st, unsigned shard, unsigned nshards) {
+    MethodCount *mc = st;
+    mc->shard = shard;
+    mc->shard_mask = nshards - 1;
+}
+
+const ProfAnalysis prof_methodcount = {"methodcount", PROF_NEED_CALL, mc_open, mc_consume, mc_merge,
+                                       mc_report,     mc_close,       mc_shard};

@@ -249,4 +249,4 @@ static void pp_close(void *st) {
     free(pp);
 }
 
-const ProfAnalysis prof_pathprof = {"pathprof", PROF_NEED_PATH, pp_open, pp_consume, pp_merge, pp_report, pp_close};
+const ProfAnalysis prof_pathprof = {"pathprof", PROF_NEED_PATH, pp_open, pp_consume, pp_merge, pp_report, pp_close, NULL};

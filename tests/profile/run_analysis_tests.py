@@ -237,6 +237,15 @@ def test_conc_eq_seq(tandem):
             for mode in modes[1:]:
                 a, b = reps[mode], reps["sequential"]
                 check(f"{prog} {an}: {mode} == sequential", a == b, f"\n{str(a)[:3000]}\n--- vs ---\n{str(b)[:3000]}")
+            # Sharded analysis (-Xanalysis.shards): the analyses that split, split 2 and 4
+            # ways (one analyzer thread per shard), on the smallest ring too.
+            if an in ("methodcount", "cachesim"):
+                for k, mode in ((2, "concurrent"), (4, "small")):
+                    code, out, rep, err = profile(tandem, prog, an, mode, extra=[f"-Xanalysis.shards={k}"])
+                    check(f"{prog} {an} shards={k} {mode}: exit, one line per shard",
+                          code == 0 and rep and err.count(" shards: 0: ") >= 1, f"{code} {err[-2000:]!r}")
+                    check(f"{prog} {an} shards={k} {mode} == sequential", comparable(rep) == comparable(reps["sequential"]),
+                          f"\n{rep[:3000]}\n--- vs ---\n{reps['sequential'][:3000]}")
     return names
 
 

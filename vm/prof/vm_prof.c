@@ -152,6 +152,17 @@ static void stream_consume(void *ctx, const uint64_t *ev, size_t n) {
     for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], ev, n);
 }
 
+/* Sharded (-Xanalysis.shards): shard [shard]'s states, on that shard's analyzer thread. */
+static void stream_consume_shard(void *ctx, unsigned shard, const uint64_t *ev, size_t n) {
+    VmProfStream *s = ctx;
+    void **st = shard == 0 ? s->st : s->sst[shard];
+    if (run.opt.test_delay_us) {
+        struct timespec ts = {0, (long)run.opt.test_delay_us * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(st[i], ev, n);
+}
+
 static void stream_count_only(void *ctx, const uint64_t *ev, size_t n) {
     (void)ctx, (void)ev, (void)n;
     if (run.opt.test_delay_us) {
@@ -204,12 +215,26 @@ static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
         s->ring = cab_ring_new(&cfg, &hooks, &s->prod, &err);
         if (s->ring == NULL) fatal(err ? err : "cannot create a ring");
     }
+    unsigned shards = s->ring != NULL && o->stage == VM_STAGE_FULL && o->shards > 1 ? o->shards : 1;
     if (o->stage == VM_STAGE_FULL)
-        for (int i = 0; i < o->nanalyses; i++)
+        for (int i = 0; i < o->nanalyses; i++) {
             if ((s->st[i] = o->analyses[i]->open()) == NULL) fatal("out of memory");
+            if (shards == 1) continue;
+            o->analyses[i]->shard(s->st[i], 0, shards);
+            for (unsigned j = 1; j < shards; j++) {
+                if ((s->sst[j][i] = o->analyses[i]->open()) == NULL) fatal("out of memory");
+                o->analyses[i]->shard(s->sst[j][i], j, shards);
+            }
+        }
     if (s->ring != NULL && o->stage != VM_STAGE_ENQUEUE) {
-        CabConsumer c = {o->stage == VM_STAGE_FULL ? stream_consume : stream_count_only, stream_done, s};
+        CabConsumer c = {.consume = o->stage == VM_STAGE_FULL ? stream_consume : stream_count_only,
+                         .done = stream_done, .ctx = s};
+        if (shards > 1) {
+            c.consume_shard = stream_consume_shard;
+            c.nshards = shards;
+        }
         s->analyzer = cab_analyzer_register(run.pool, s->ring, &c, -1);
+        if (s->analyzer < 0) fatal("cannot shard the analysis over the analyzer threads");
     }
     pthread_mutex_lock(&run.lock);
     s->next = run.streams;
@@ -444,8 +469,11 @@ static int finish_locked(void) {
     for (VmProfStream *s = run.streams; s; s = s->next) first = s;
     for (int i = 0; i < run.opt.nanalyses; i++) {
         st[i] = first->st[i];
-        for (VmProfStream *s = run.streams; s; s = s->next)
+        for (VmProfStream *s = run.streams; s; s = s->next) {
+            for (unsigned j = 1; j < CAB_MAX_SHARDS; j++) /* the shards' disjoint parts */
+                if (s->sst[j][i] != NULL) run.opt.analyses[i]->merge(s->st[i], s->sst[j][i]);
             if (s != first) run.opt.analyses[i]->merge(st[i], s->st[i]);
+        }
     }
     if (run.opt.out == NULL) return write_report(stderr, st);
     return write_out(run.opt.out, st);
@@ -478,6 +506,12 @@ void vm_prof_print_stats(FILE *f) {
                 (double)c.idle_ns / 1e6, (unsigned long long)s->unsafe_waits,
                 (unsigned long long)(c.chunks - c.self_chunks), (double)c.busy_ns / 1e6,
                 (unsigned long long)c.self_chunks, (double)c.self_ns / 1e6);
+        if (c.nshards > 1) {
+            fprintf(f, "[stats] cab %s shards:", who);
+            for (unsigned j = 0; j < c.nshards; j++)
+                fprintf(f, " %u: %llu chunks %.3f ms%s", j, (unsigned long long)c.shard_chunks[j],
+                        (double)c.shard_ns[j] / 1e6, j + 1 < c.nshards ? "," : "\n");
+        }
         unsafe += s->unsafe_waits;
         tot.produced += c.produced;
         tot.consumed += c.consumed;

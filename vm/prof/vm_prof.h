@@ -40,7 +40,8 @@ typedef struct VmProfStream {
     int kind;                   /* VM_PS_* */
     uint64_t word;              /* VM_STAGE_INSTRUMENT: the last event */
     uint64_t nword;             /* VM_STAGE_INSTRUMENT / sequential: events produced */
-    void *st[VM_PROF_MAX_ANALYSES]; /* analysis states of this stream */
+    void *st[VM_PROF_MAX_ANALYSES]; /* analysis states of this stream (sharded: shard 0's) */
+    void *sst[CAB_MAX_SHARDS][VM_PROF_MAX_ANALYSES]; /* -Xanalysis.shards: shard j's, j >= 1 */
     CabRing *ring;
     CabStats stats;             /* final counters (concurrent, once drained) */
     int analyzer;               /* which analyzer serves it */
@@ -126,6 +127,10 @@ typedef struct VmProfOptions {
     unsigned test_delay_us;       /* -Xtest.analyzer_delay: sleep per chunk (tests) */
     ProfFormat format;            /* -Xprofile.format */
     CabAnalyzerFaults faults;     /* -Xtest.analyzer_stall, -Xtest.analyzer_die (tests) */
+    unsigned shards;              /* -Xanalysis.shards: each stream's analysis split over this
+                                     many analyzer threads (0, 1: not sharded; else a power of
+                                     two, <= analyzers, every analysis has ProfAnalysis.shard,
+                                     exhaustive mode) */
 } VmProfOptions;
 
 /* Before the program runs, on the main thread: start the analyzers (concurrent), give the

@@ -158,6 +158,58 @@ static void test_cachesim_merge_equals_one_state(void **state) {
     prof_cachesim.close(one), prof_cachesim.close(a), prof_cachesim.close(b);
 }
 
+/* A reproducible mix of calls, returns, thread switches, loads and stores over 300 lines. */
+static size_t random_stream(uint64_t *ev, size_t n, uint64_t seed) {
+    uint64_t x = seed;
+    size_t k = 0;
+    uint32_t depth = 0;
+    while (k < n) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        unsigned r = (unsigned)(x % 100);
+        if (r < 3) ev[k++] = THREAD(1 + x % 3);
+        else if (r < 10) ev[k++] = CALL(1 + (x >> 8) % 7, depth < 20 ? ++depth : depth);
+        else if (r < 15 && depth > 0) ev[k++] = RET(depth--);
+        else if (r < 60) ev[k++] = LOAD(L((x >> 16) % 300) + (x >> 40) % 64);
+        else ev[k++] = STORE(L((x >> 16) % 300));
+    }
+    return k;
+}
+
+/* Sharded (ProfAnalysis.shard, -Xanalysis.shards): 2, 4 and 8 shards, each fed the whole
+ * stream and merged, report exactly what one unsharded state does, under FIFO and LRU, on a
+ * hierarchy with 8 L1 sets and 16 L2 sets (so lines of one L2 set lie in several L1 sets and
+ * back-invalidations cross sets, but never shards). The most shards is the smaller number of
+ * sets. */
+static void test_cachesim_shards_merge_to_the_unsharded_state(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    static uint64_t ev[N];
+    random_stream(ev, N, 12345);
+    for (int lru = 0; lru <= 1; lru++) {
+        const char *err = NULL;
+        assert_int_equal(prof_cachesim_configure(&(ProfCacheLevel){1024, 2}, &(ProfCacheLevel){4096, 4}, lru, &err), 0);
+        assert_int_equal(prof_cachesim_max_shards(), 8);
+        void *one = prof_cachesim.open();
+        feed(&prof_cachesim, one, ev, N, 64);
+        char *want = report_str(&prof_cachesim, one, PROF_JSON, 1.0, NULL);
+        for (unsigned k = 2; k <= 8; k *= 2) {
+            void *sh[8];
+            for (unsigned j = 0; j < k; j++) {
+                sh[j] = prof_cachesim.open();
+                prof_cachesim.shard(sh[j], j, k);
+                feed(&prof_cachesim, sh[j], ev, N, 64);
+            }
+            for (unsigned j = 1; j < k; j++) prof_cachesim.merge(sh[0], sh[j]);
+            char *got = report_str(&prof_cachesim, sh[0], PROF_JSON, 1.0, NULL);
+            assert_string_equal(got, want);
+            free(got);
+            for (unsigned j = 0; j < k; j++) prof_cachesim.close(sh[j]);
+        }
+        free(want);
+        prof_cachesim.close(one);
+    }
+}
+
 static void test_cachesim_text_and_sampling(void **state) {
     (void)state;
     void *st = tiny("fifo");
@@ -241,6 +293,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_cachesim_misses_per_function, defaults),
         cmocka_unit_test_teardown(test_cachesim_threads, defaults),
         cmocka_unit_test_teardown(test_cachesim_merge_equals_one_state, defaults),
+        cmocka_unit_test_teardown(test_cachesim_shards_merge_to_the_unsharded_state, defaults),
         cmocka_unit_test_teardown(test_cachesim_text_and_sampling, defaults),
         cmocka_unit_test_teardown(test_cachesim_default_geometry, defaults),
         cmocka_unit_test_teardown(test_cachesim_configure_errors, defaults),

@@ -47,6 +47,35 @@ static void test_methodcount_merge_equals_one_state(void **state) {
     prof_methodcount.close(one), prof_methodcount.close(a), prof_methodcount.close(b);
 }
 
+/* Sharded (-Xanalysis.shards): 2 and 4 shards, each fed both streams, own the functions whose
+ * id they match modulo the shards; merged, they report what one state does. */
+static void test_methodcount_shards_merge_to_the_unsharded_state(void **state) {
+    (void)state;
+    void *one = prof_methodcount.open();
+    feed(&prof_methodcount, one, stream_a, NEV(stream_a), 2);
+    feed(&prof_methodcount, one, stream_b, NEV(stream_b), 2);
+    char *want = report_str(&prof_methodcount, one, PROF_TEXT, 1.0, NULL);
+    for (unsigned k = 2; k <= 4; k *= 2) {
+        void *sh[4];
+        for (unsigned j = 0; j < k; j++) {
+            sh[j] = prof_methodcount.open();
+            prof_methodcount.shard(sh[j], j, k);
+            feed(&prof_methodcount, sh[j], stream_a, NEV(stream_a), 3);
+            feed(&prof_methodcount, sh[j], stream_b, NEV(stream_b), 3);
+        }
+        char *part = report_str(&prof_methodcount, sh[1], PROF_TEXT, 1.0, NULL);
+        assert_string_not_equal(part, want); /* a shard alone sees only its functions */
+        free(part);
+        for (unsigned j = 1; j < k; j++) prof_methodcount.merge(sh[0], sh[j]);
+        char *got = report_str(&prof_methodcount, sh[0], PROF_TEXT, 1.0, NULL);
+        assert_string_equal(got, want);
+        free(got);
+        for (unsigned j = 0; j < k; j++) prof_methodcount.close(sh[j]);
+    }
+    free(want);
+    prof_methodcount.close(one);
+}
+
 static void test_methodcount_sampling_and_partial(void **state) {
     (void)state;
     void *st = prof_methodcount.open();
@@ -97,6 +126,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_methodcount_counts_json),
         cmocka_unit_test(test_methodcount_merge_equals_one_state),
+        cmocka_unit_test(test_methodcount_shards_merge_to_the_unsharded_state),
         cmocka_unit_test(test_methodcount_sampling_and_partial),
         cmocka_unit_test(test_methodcount_callgrind_annotate),
     };
