@@ -15,9 +15,12 @@ from collections import Counter, defaultdict
 NUM = {"round", "pos", "scale", "ring_kb", "chunk_kb", "seconds", "base_seconds", "ratio",
        "probe_before_ns", "probe_after_ns", "produced", "consumed", "dropped", "chunks", "blocks",
        "blocked_ms", "analyzer_idle_ms", "analyzers", "error_all", "items_all", "error_hot",
-       "items_hot", "rc", "rate", "cpu_s", "load1"}
+       "items_hot", "rc", "rate", "cpu_s", "load1", "analyzer_chunks", "analyzer_busy_ms", "self_chunks",
+       "self_ms"}
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 STAGES = ["instrument", "enqueue", "communicate", "full", "sequential"]
+FULL_ANALYSES = ["cachesim", "pathprof"]
+POLICIES = ["block", "self", "adaptive"]   # -Xcab.full: thread pool, synchronous, adaptive
 
 
 def load(folder, name):
@@ -92,6 +95,83 @@ class Cells:
             c, b = self.vals(p, config, "seconds"), self.vals(p, base, "seconds")
             return min(c) / min(b) if c and b else None
         return gmean([one(p) for p in progs])
+
+
+def base_configs(rows):
+    """The uninstrumented configurations of an experiment: "base", or one per placement (full)."""
+    seen = []
+    for r in rows:
+        if r["form"] == "base" and r["config"] not in seen:
+            seen.append(r["config"])
+    return seen
+
+
+def full_ring(rows):
+    """The full experiment (-Xcab.full) per -Xaffinity, program@threads and analysis: the base
+    time, each policy's slowdown span (ratio to the base of the same placement and round),
+    block/adaptive and self/adaptive (ratios of the median slowdowns, and of the fastest runs),
+    and the chunks the analyzer and the program threads analysed (medians over the rounds)."""
+    cells = Cells(rows)
+    out = []
+    affs = []
+    for r in rows:
+        if r["affinity"] and r["affinity"] not in affs:
+            affs.append(r["affinity"])
+    for aff in affs:
+        for p in programs(rows):
+            for a in FULL_ANALYSES:
+                key = {pol: "%s/%s/%s" % (a, pol, aff) for pol in POLICIES}
+                if not any(cells.vals(p, k) for k in key.values()):
+                    continue
+                t = {"program": p, "analysis": a, "affinity": aff,
+                     "base_s": cells.med(p, "base/" + aff, "seconds")}
+                fastest = {}
+                for pol, k in key.items():
+                    t[pol] = cells.span(p, k)
+                    t[pol + "_analyzer_chunks"] = cells.med(p, k, "analyzer_chunks")
+                    t[pol + "_self_chunks"] = cells.med(p, k, "self_chunks")
+                    s = cells.vals(p, k, "seconds")
+                    fastest[pol] = min(s) if s else None
+                ad = t["adaptive"][0]
+                for pol in ("block", "self"):
+                    m = t[pol][0]
+                    t[pol + "_over_adaptive"] = m / ad if m is not None and ad else None
+                    f, fa = fastest[pol], fastest["adaptive"]
+                    t[pol + "_over_adaptive_fastest"] = f / fa if f is not None and fa else None
+                out.append(t)
+    return out
+
+
+def full_ring_targets(rows, verdict):
+    """The issue's two targets for the full experiment, per -Xaffinity (none first: the paper's
+    setting): adaptive at least 1.5x faster than block, and never more than 5% slower than
+    block or self, on every program@threads and analysis."""
+    out = []
+    per = full_ring(rows)
+    where = lambda t: "%s %s" % (t["program"], t["analysis"])  # noqa: E731
+    for aff in sorted({t["affinity"] for t in per}, key=lambda x: (x != "none", x)):
+        ts = [t for t in per if t["affinity"] == aff]
+        ba = [t for t in ts if t["block_over_adaptive"] is not None]
+        worst = min(ba, key=lambda t: t["block_over_adaptive"]) if ba else None
+        fast = [t["block_over_adaptive_fastest"] for t in ba if t["block_over_adaptive_fastest"]]
+        out.append(("full ring, -Xaffinity=%s: adaptive >= 1.5x faster than block (cachesim, pathprof; "
+                    "every program@threads)" % aff,
+                    "block / adaptive: geomean %s, lowest %s; fastest runs: geomean %s" % (
+                        "%.2f" % gmean([t["block_over_adaptive"] for t in ba]) if ba else "n/a",
+                        "%.2f (%s)" % (worst["block_over_adaptive"], where(worst)) if worst else "n/a",
+                        "%.2f" % gmean(fast) if fast else "n/a"),
+                    verdict(None if worst is None else worst["block_over_adaptive"] >= 1.5)))
+        # adaptive / other = 1 / (other / adaptive): the worst is the largest
+        slow = {o: [(1 / t[o + "_over_adaptive"], t) for t in ts if t[o + "_over_adaptive"]]
+                for o in ("block", "self")}
+        worst = {o: max(v, key=lambda s: s[0]) if v else None for o, v in slow.items()}
+        out.append(("full ring, -Xaffinity=%s: adaptive never more than 5%% slower than block or self "
+                    "(every program@threads and analysis)" % aff,
+                    "worst adaptive / block %s, worst adaptive / self %s" % tuple(
+                        "%.3f (%s)" % (w[0], where(w[1])) if w else "n/a" for w in (worst["block"], worst["self"])),
+                    verdict(None if not (slow["block"] or slow["self"]) else
+                            max(s[0] for v in slow.values() for s in v) <= 1.05)))
+    return out
 
 
 def placement_counts(rows):
@@ -269,6 +349,8 @@ def targets(data):
                         "predicted %.3f A, measured %.3f A (%+.1f%%); per program worst %+.1f%%, %d/%d within 15%%"
                         % (m["Ec_pred"], m["Ec_meas"], 100 * m["err"], 100 * m["worst_err"], m["within15"], m["programs"]),
                         verdict(abs(m["err"]) <= 0.15)))
+    if data.get("full"):
+        out += full_ring_targets(data["full"], verdict)
     return out
 
 

@@ -1,5 +1,6 @@
-"""What the evaluation runs: the experiments (the CAB paper's Fig. 7-11), their configurations
-and the programs each uses, in the full and the quick mode.
+"""What the evaluation runs: the experiments (the CAB paper's Fig. 7-11, and the deferred-methods
+paper's buffer processing strategies), their configurations and the programs each uses, in the
+full and the quick mode.
 
 A configuration is a list of tandem options plus the fields the CSV and the tables group by.
 Every experiment also runs the uninstrumented program ("base") in every round: overheads are
@@ -8,6 +9,10 @@ relative to the base run of the same program in the same round.
 Programs and scales were chosen so that an uninstrumented run takes ~0.3-0.4 s here (quick:
 about half) and the whole full mode fits in 40 minutes on 2 vCPUs (quick: 5 minutes); see
 plan_seconds() for the estimate run.py prints before it starts.
+
+A program is a bench/suite file name, optionally with "@N": its worker threads, passed as the
+program's second argument (bench/suite/README.md), so "mt_shared_hash@8" runs
+`mt_shared_hash.lua SCALE 8`, the base run included.
 """
 
 SUITE = "bench/suite"
@@ -38,6 +43,9 @@ PROGRAMS = {
         "fig9": ["mt_pipeline", "mt_work_queue", "mt_shared_hash"],
         "fig10": ["richards", "json"],
         "fig11": ["interp", "json", "richards", "havlak"],
+        # more program threads than the machine's two cores; the same work at 4 and 8 threads
+        "full": ["mt_parallel_map@4", "mt_parallel_map@8", "mt_shared_hash@4", "mt_shared_hash@8",
+                 "mt_work_queue@4", "mt_work_queue@8"],
     },
     "quick": {
         "fig7": ["richards", "json"],
@@ -45,18 +53,33 @@ PROGRAMS = {
         "fig9": ["mt_pipeline"],
         "fig10": ["richards"],
         "fig11": ["richards", "json"],
+        "full": ["mt_parallel_map@8", "mt_shared_hash@4"],
     },
 }
 RUNS = {"full": 7, "quick": 3}
 SCALE_FACTOR = {"full": 1.0, "quick": 0.5}
 
 
+def program_args(program):
+    """(file name, extra arguments after the scale) of a program "NAME" or "NAME@THREADS"."""
+    name, _, threads = program.partition("@")
+    return name, [threads] if threads else []
+
+
+def scale_of(program, mode):
+    return round(SCALE[program_args(program)[0]] * SCALE_FACTOR[mode], 3)
+
+
 class Config:
-    def __init__(self, key, args, **fields):
+    def __init__(self, key, args, base="base", pin=None, **fields):
         self.key = key          # unique within the experiment, e.g. "pathprof/communicate"
         self.args = args        # tandem options
         self.fields = fields    # CSV columns: analysis, form, buffer, ring, rate, ...
         self.json = fields.get("json", False)  # write a JSON profile (error rate)
+        self.base = base        # the key of the configuration its ratio is taken against
+        # start on the application's CPU(s) with taskset (run.py says why); by default the
+        # configurations without an analyzer thread
+        self.pin = fields.get("form") in ("base", "sequential") if pin is None else pin
 
 
 BASE = Config("base", [], form="base")
@@ -121,6 +144,33 @@ def sampling_configs():
     return cs
 
 
+FULL_ANALYSES = ["cachesim", "pathprof"]   # the expensive analyses: an analyzer falls behind
+FULL_POLICIES = ["block", "self", "adaptive"]
+AFFINITIES = ["none", "auto"]
+
+
+def full_ring_configs():
+    """The deferred-methods paper's buffer processing strategies (its section 4) as -Xcab.full:
+    block = thread pool (the analyzer does all the analysis, a producer on a full ring waits),
+    self = synchronous (a producer analyses its own full ring), adaptive; concurrent
+    exhaustive, native threads, for the expensive analyses, under both placements:
+    -Xaffinity=none is the paper's setting (program threads and the analyzer compete for both
+    cores, so an analyzer that cannot keep up takes CPU time from the program), auto is
+    tandem's default (the analyzer has a core to itself, the program threads share the other).
+    Each placement has its own base: unpinned under none (the program gets both cores, as its
+    analysed runs do), pinned to the application's CPU under auto (as in fig8)."""
+    cs = []
+    for aff in AFFINITIES:
+        t = ["-Xthreads=native", "-Xaffinity=" + aff]
+        base = "base/" + aff
+        cs.append(Config(base, t, base=base, pin=aff == "auto", form="base", affinity=aff))
+        for a in FULL_ANALYSES:
+            for pol in FULL_POLICIES:
+                cs.append(Config("%s/%s/%s" % (a, pol, aff), t + ["-Xprofile=" + a, "-Xcab.full=" + pol] + OUT_NULL,
+                                 base=base, analysis=a, form="full", policy=pol, affinity=aff))
+    return cs
+
+
 EXPERIMENTS = [
     # name, title, configs
     ("fig7", "Fig. 7: CAB vs N-way buffering vs FastForward (concurrent exhaustive)", buffer_configs()),
@@ -128,6 +178,8 @@ EXPERIMENTS = [
     ("fig9", "Fig. 9: overhead breakdown, green threads", breakdown_configs("green")),
     ("fig10", "Fig. 10: pathprof against the CAB ring size", size_configs()),
     ("fig11", "Fig. 11: sampling overhead and error against the rate", sampling_configs()),
+    ("full", "The deferred-methods paper's comparison: synchronous (self) / thread pool (block) / adaptive, "
+             "more program threads than cores", full_ring_configs()),
 ]
 
 
@@ -137,7 +189,7 @@ def plan(mode, only=None):
     for name, title, configs in EXPERIMENTS:
         if only and name not in only:
             continue
-        progs = [(p, round(SCALE[p] * SCALE_FACTOR[mode], 3)) for p in PROGRAMS[mode][name]]
+        progs = [(p, scale_of(p, mode)) for p in PROGRAMS[mode][name]]
         out.append((name, title, configs, progs))
     return out
 

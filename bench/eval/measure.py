@@ -60,15 +60,19 @@ def topology(tandem):
     return th.parse_stats(p.stderr).topology or "unknown"
 
 
-def run(tandem, cab_bench, args, prog, scale, timeout=300, pin=None):
-    """Run `tandem ARGS -Xstats PROG SCALE` once, framed by a probe on each side.
+ANALYSED = ("analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms")   # -Xcab.full: who analysed
+
+
+def run(tandem, cab_bench, args, prog, scale, timeout=300, pin=None, extra=()):
+    """Run `tandem ARGS -Xstats PROG SCALE EXTRA...` once, framed by a probe on each side.
 
     Returns a dict: seconds (wall clock of the process), rc, stats, the probes and the
     placement class (the probes' class when both agree, else "moved"). The probes are cheap
     (~15 ms) and every run gets them, so even uninstrumented and sequential runs say where
     the two vCPUs were (multi-threaded programs use both cores too). [pin]: a CPU list to start
-    the process on with taskset (for runs without an analyzer thread, see run.py)."""
-    cmd = ([("taskset"), "-c", pin] if pin else []) + [tandem] + args + ["-Xstats", prog, str(scale)]
+    the process on with taskset (for runs without an analyzer thread, see run.py). [extra]: the
+    program's arguments after the scale (its thread count)."""
+    cmd = ([("taskset"), "-c", pin] if pin else []) + [tandem] + args + ["-Xstats", prog, str(scale)] + list(extra)
     p0 = th.probe(cab_bench)
     with open("/proc/loadavg") as f:
         load1 = float(f.read().split()[0])
@@ -79,7 +83,10 @@ def run(tandem, cab_bench, args, prog, scale, timeout=300, pin=None):
            "probe_before_ns": p0[0], "probe_before": p0[1],
            "probe_after_ns": p1[0], "probe_after": p1[1],
            "placement": p0[1] if p0[1] == p1[1] else "moved"}
-    res.update(th.parse_stats(err).counters())
+    st = th.parse_stats(err)
+    res.update(st.counters())
+    if st.total:
+        res.update({k: st.total[k] for k in ANALYSED})
     if rc != 0:
         # keep the end of stderr without the [stats] noise: that is what says why it failed
         lines = [l for l in err.splitlines() if not l.startswith("[stats]")]

@@ -25,7 +25,8 @@ def num(x, scale=1.0):
 
 
 def q(s):
-    return '"%s"' % s.replace("_", "\\\\_")
+    # enhanced text: "_" subscripts, "@" makes a phantom box (as in "mt_shared_hash@8")
+    return '"%s"' % s.replace("_", "\\\\_").replace("@", "\\\\@")
 
 
 def render(folder, name, data, body, size=(900, 500)):
@@ -166,6 +167,32 @@ def summary(folder, data):
     return render(folder, "summary", {"summary.dat": "\n".join(lines) + "\n"}, body)
 
 
+def full(folder, rows):
+    """Grouped bars per program@threads: the slowdown under block, self and adaptive; one panel
+    per analysis and -Xaffinity."""
+    per = an.full_ring(rows)
+    affs = sorted({t["affinity"] for t in per}, key=lambda x: (x != "none", x))
+    data, body = {}, "set multiplot layout %d,%d title %s\n" % (
+        len(affs), len(an.FULL_ANALYSES), q("The deferred-methods paper's comparison on Tandem: "
+                                           "synchronous / thread pool / adaptive, more threads than cores"))
+    for aff in affs:
+        for a in an.FULL_ANALYSES:
+            ts = [t for t in per if t["affinity"] == aff and t["analysis"] == a]
+            name = "full_%s_%s.dat" % (a, aff)
+            lines = ["# program@threads  block self adaptive  (slowdown over uninstrumented, median)"]
+            lines += ["%s %s" % (q(t["program"]), " ".join(num(t[pol][0]) for pol in an.POLICIES)) for t in ts]
+            # gnuplot cannot plot a histogram without rows: a panel with no runs shows "?"
+            if not ts:
+                lines.append('"(no runs)" ? ? ?')
+            data[name] = "\n".join(lines) + "\n"
+            body += hist_body("%s, -Xaffinity=%s" % (a, aff), "slowdown (x uninstrumented, median)", 3,
+                              ["thread pool (block)", "synchronous (self)", "adaptive"], name,
+                              # 1 = as fast as the uninstrumented run
+                              "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 front\n")
+    body += "unset multiplot\n"
+    return render(folder, "full", data, body, (1200, 480 * len(affs)))
+
+
 def all_plots(folder, data, agg):
     made = []
     if data.get("fig7"):
@@ -182,4 +209,6 @@ def all_plots(folder, data, agg):
         made += costmodel(folder, agg)
     if data.get("fig8") or data.get("fig9"):
         made += summary(folder, data)
+    if data.get("full"):
+        made += full(folder, data["full"])
     return made

@@ -7,7 +7,7 @@ import os
 import analyze as an
 import plot
 
-EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11"]
+EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "full"]
 
 
 def cell(span):
@@ -23,15 +23,16 @@ def p(x):
 
 
 def base_spread(data):
-    """"fig7 1.12x, fig8 1.60x, ...": per experiment, the median over programs of the slowest
-    over the fastest uninstrumented run."""
+    """"fig7 1.12x, fig8 1.60x, ...": per experiment, the median over programs (and base
+    configurations) of the slowest over the fastest uninstrumented run."""
     out = []
-    for name in ("fig7", "fig8", "fig9", "fig10", "fig11"):
+    for name in EXPS:
         rows = data.get(name)
         if not rows:
             continue
         cells = an.Cells(rows)
-        sp = [max(v) / min(v) for v in (cells.vals(prog, "base", "seconds") for prog in an.programs(rows)) if v]
+        sp = [max(v) / min(v) for v in (cells.vals(prog, b, "seconds") for prog in an.programs(rows)
+                                        for b in an.base_configs(rows)) if v]
         if sp:
             out.append("%s %.2fx" % (name, an.med(sp)))
     return ", ".join(out) or "n/a"
@@ -160,6 +161,52 @@ def fig11_section(rows):
             "profile of the same program, mean over programs of the per-program medians; \"all items\" is the "
             "paper's definition, \"seen >= 100 x\" keeps the items counted at least 100/rate times exhaustively "
             "(bench/analyses.py explains why). Events analysed = consumed / produced (-Xstats).\n" + out + "\n" + img("fig11"))
+
+
+def full_section(rows):
+    per = an.full_ring(rows)
+    f = lambda x: "–" if x is None else "%.2f" % x  # noqa: E731
+
+    def slow(span):
+        m, lo, hi, n = span
+        return "–" if m is None else "%.2fx [%.2f, %.2f]" % (m, lo, hi)
+
+    def chunks(t, pol):
+        s, a = t[pol + "_self_chunks"], t[pol + "_analyzer_chunks"]
+        if s is None or a is None:
+            return "–"
+        return "%d / %d (%.0f%%)" % (s, a, 100.0 * s / (s + a)) if s + a else "0 / 0"
+    out = []
+    for aff in sorted({t["affinity"] for t in per}, key=lambda x: (x != "none", x)):
+        ts = [t for t in per if t["affinity"] == aff]
+        body = [[t["program"], t["analysis"], f(t["base_s"]), slow(t["block"]), slow(t["self"]), slow(t["adaptive"]),
+                 f(t["block_over_adaptive"]), f(t["self_over_adaptive"]),
+                 chunks(t, "block"), chunks(t, "self"), chunks(t, "adaptive")] for t in ts]
+        for a in an.FULL_ANALYSES:
+            ta = [t for t in ts if t["analysis"] == a]
+            if ta:
+                body.append(["**geomean**", a, "", ] + [f(an.gmean([t[pol][0] for t in ta])) + "x"
+                                                        for pol in an.POLICIES] +
+                            [f(an.gmean([t[k] for t in ta])) for k in ("block_over_adaptive", "self_over_adaptive")] +
+                            ["", "", ""])
+        out.append("\n**-Xaffinity=%s**%s\n\n" % (aff, {
+            "none": " (the paper's setting: program threads and the analyzer share both cores)",
+            "auto": " (tandem's default: the analyzer on a core of its own, the program threads on the other)"}.get(aff, "")) +
+            table(["program@threads", "analysis", "base s", "thread pool (block)", "synchronous (self)", "adaptive",
+                   "block / adaptive", "self / adaptive", "chunks, program / analyzer: block", "self", "adaptive"], body))
+    return ("""The deferred-methods paper (section 4) processes full buffers synchronously (the producer
+itself), in a thread pool (dedicated consumers; a producer waits when they fall behind) or
+adaptively (the producer processes its own buffer only when the consumers cannot keep up). On
+Tandem these are `-Xcab.full=self`, `block` (the analyzer threads are the pool) and `adaptive` (a
+program thread analyses its own full ring when the analyzer is not at it and no CPU is idle).
+Concurrent exhaustive cachesim and pathprof, native threads, programs run with more worker threads
+than the machine has cores (`NAME@N`: N workers). Slowdown = time over the uninstrumented run of the
+same program, placement and round, median [min, max] over the rounds; block / adaptive and self /
+adaptive are ratios of the median slowdowns (above 1: adaptive is faster). Chunks: analysed by the
+program threads / by the analyzer thread (-Xstats, medians over the rounds). Under
+-Xaffinity=none the uninstrumented run is not pinned: the program has both cores, as in its
+analysed runs; under auto it is pinned to the application's CPU, as in Fig. 8.
+""" + "".join(out) + "\n" + img("full"))
 
 
 def cost_section(per, agg):
@@ -320,6 +367,9 @@ The machine is shared with other work: absolute times move, ratios within a roun
         md.append("\n## Fig. 11: sampling overhead and error against the rate\n\n" + fig11_section(data["fig11"]))
     if agg:
         md.append("\n## Cost model (section 4)\n\n" + cost_section(per, agg))
+    if data.get("full"):
+        md.append("\n## The deferred-methods paper's comparison: synchronous / thread pool / adaptive\n\n" +
+                  full_section(data["full"]))
     failed = [r for rows in data.values() for r in rows if r["rc"] != 0]
     md.append("\n## Failed runs\n\n")
     md.append(table(["experiment", "program", "config", "rc", "stderr"],

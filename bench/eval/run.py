@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The CAB paper's evaluation (sections 4 and 6) on Tandem, from one command.
 
-    python3 bench/eval/run.py [--quick] [--out DIR] [--runs N] [--only fig7,fig8,...]
+    python3 bench/eval/run.py [--quick] [--out DIR] [--runs N] [--only fig7,fig8,...,full]
     python3 bench/eval/run.py --report-only DIR     # redo report.md and plots from DIR's CSVs
 
 Writes bench/results/YYYY-MM-DD-HHMM/ (or DIR): one CSV per experiment with every raw run
-(fig7.csv ... fig11.csv), costmodel.csv, targets.csv, report.md, meta.json and plots/*.svg,
+(fig7.csv ... fig11.csv, full.csv), costmodel.csv, targets.csv, report.md, meta.json and plots/*.svg,
 *.png (gnuplot). Full mode: 7 rounds, ~25 min on the project's 2 vCPUs; --quick: 3
 rounds of fewer, smaller programs, under 5 min. Progress and an ETA go to stderr.
 
@@ -37,10 +37,10 @@ import measure  # noqa: E402
 import report  # noqa: E402
 
 FIELDS = ["experiment", "round", "pos", "program", "scale", "threads", "config", "analysis", "form",
-          "buffer", "ring_kb", "chunk_kb", "rate", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
+          "buffer", "ring_kb", "chunk_kb", "rate", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
           "probe_before_ns", "probe_before", "probe_after_ns", "probe_after",
           "produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms", "analyzer_idle_ms",
-          "analyzers", "error_all", "items_all", "error_hot", "items_hot", "rc", "error", "cmd"]
+          "analyzers", "analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms", "error_all", "items_all", "error_hot", "items_hot", "rc", "error", "cmd"]
 
 
 def fmt_dur(s):
@@ -80,15 +80,17 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
     # Fig. 11's error rate needs the exhaustive profile of each program: one untimed concurrent
     # exhaustive run per program and analysis, before the rounds (profiles are deterministic).
     for prog, scale in progs if any(c.json for c in configs) else []:
+        fname, extra = ex.program_args(prog)
         for a in sorted({c.fields["analysis"] for c in configs if c.json}):
             path = os.path.join(tmp, "ref.json")
             r = measure.run(tools["tandem"], None, ["-Xprofile=" + a, "-Xprofile.format=json",
                                                           "-Xprofile.out=" + path],
-                                 os.path.join(th.REPO, ex.SUITE, prog + ".lua"), scale)
+                                 os.path.join(th.REPO, ex.SUITE, fname + ".lua"), scale, extra=extra)
             refs[(prog, a)] = profile_items(path)[0] if r["rc"] == 0 else None
     for rnd in range(runs):
         for prog, scale in progs:
-            path = os.path.join(th.REPO, ex.SUITE, prog + ".lua")
+            fname, extra = ex.program_args(prog)
+            path = os.path.join(th.REPO, ex.SUITE, fname + ".lua")
             order = list(configs)
             # a fixed seed per (experiment, round, program): the order differs from round to
             # round (no configuration always runs first or right after another) but a rerun of
@@ -105,9 +107,10 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                 # Runs without an analyzer thread (uninstrumented, sequential) are pinned to the
                 # CPU(s) tandem gives the application when it has an analyzer: otherwise a
                 # multi-threaded program's baseline gets both vCPUs while its concurrent runs get
-                # one, and the "overhead" would be the lost core, not the analysis.
-                pin = tools["app_cpus"] if c.fields.get("form") in ("base", "sequential") else None
-                r = measure.run(tools["tandem"], tools["cab_bench"], args, path, scale, pin=pin)
+                # one, and the "overhead" would be the lost core, not the analysis. (The full
+                # experiment's -Xaffinity=none runs have no such loss, nor their base a pin.)
+                pin = tools["app_cpus"] if c.pin else None
+                r = measure.run(tools["tandem"], tools["cab_bench"], args, path, scale, pin=pin, extra=extra)
                 row = {"experiment": name, "round": rnd, "pos": pos, "program": prog, "scale": scale,
                        "threads": threads, "config": c.key}
                 row.update({k: v for k, v in c.fields.items() if k != "json"})
@@ -124,11 +127,11 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)
                 batch.append(row)
                 progress.done += 1
-            base = [b for b in batch if b["config"] == "base" and b["rc"] == 0]
-            for b in batch:
-                if base and b["rc"] == 0:
-                    b["base_seconds"] = base[0]["seconds"]
-                    b["ratio"] = b["seconds"] / base[0]["seconds"]
+            base = {b["config"]: b["seconds"] for b in batch if b["rc"] == 0}
+            for c, b in zip(order, batch):
+                if c.base in base and b["rc"] == 0:
+                    b["base_seconds"] = base[c.base]
+                    b["ratio"] = b["seconds"] / base[c.base]
             rows.extend(batch)
             progress.line("%s round %d/%d %s" % (name, rnd + 1, runs, prog))
     return rows
@@ -165,7 +168,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 rounds of fewer, smaller programs (<5 min)")
     ap.add_argument("--out", help="output folder (default bench/results/YYYY-MM-DD-HHMM)")
     ap.add_argument("--runs", type=int, help="rounds per experiment (default 7, quick 3)")
-    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11")
+    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11,full")
     ap.add_argument("--tandem", default=th.default_tandem())
     ap.add_argument("--cab-bench", default=os.path.join(th.REPO, "build", "cab", "cab_bench"))
     ap.add_argument("--report-only", metavar="DIR", help="rewrite report.md and plots from DIR's CSVs")

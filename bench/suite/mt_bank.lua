@@ -8,7 +8,11 @@
 -- sequential replay. Stands for: transactional services, lock-ordering
 -- disciplines in databases, fine-grained locking.
 -- Tandem only (uses the thread library).
--- Usage: mt_bank.lua [scale]
+-- Usage: mt_bank.lua [scale] [threads]
+-- threads (default 4): the tellers. The transfers are four streams (t, j),
+-- j = 1..PER_STREAM, whatever the number of tellers: teller k of n runs the
+-- k-th n-th of them in order (by default, teller t runs stream t), so the
+-- output does not depend on it.
 
 local scale = tonumber(arg and arg[1]) or 1
 local function scaled(n)
@@ -18,8 +22,11 @@ local function scaled(n)
 end
 
 local NACCOUNTS = 64
-local NTELLERS = 4
-local PER_TELLER = scaled(700000)
+local NTELLERS = math.tointeger(tonumber(arg and arg[2] or "4") or 0)
+if not NTELLERS or NTELLERS < 1 then error("mt_bank: threads must be a positive integer") end
+local STREAMS = 4
+local PER_STREAM = scaled(700000)
+local TOTAL = STREAMS * PER_STREAM
 local AUDITS = 20
 local INITIAL = 100000
 
@@ -57,11 +64,13 @@ local clerk = thread.spawn(function()
 end)
 
 local tellers = {}
-for t = 1, NTELLERS do
-  tellers[t] = thread.spawn(function()
+for k = 1, NTELLERS do
+  tellers[k] = thread.spawn(function()
     local batch = {}
     local moved = 0
-    for j = 1, PER_TELLER do
+    -- transfers number g = 0 .. TOTAL-1 over the streams in order; this teller's share
+    for g = (k - 1) * TOTAL // NTELLERS, k * TOTAL // NTELLERS - 1 do
+      local t, j = g // PER_STREAM + 1, g % PER_STREAM + 1
       local from, to, amount = transfer_of(t, j)
       local a, b = accounts[from], accounts[to]
       local first, second = a, b
@@ -114,8 +123,8 @@ local audits = auditor:join()
 local ref = {}
 for i = 1, NACCOUNTS do ref[i] = { balance = INITIAL, ins = 0, outs = 0, digest = 0 } end
 local ref_moved, ref_idsum = 0, 0
-for t = 1, NTELLERS do
-  for j = 1, PER_TELLER do
+for t = 1, STREAMS do
+  for j = 1, PER_STREAM do
     local from, to, amount = transfer_of(t, j)
     local a, b = ref[from], ref[to]
     a.balance = a.balance - amount
@@ -139,7 +148,8 @@ for i = 1, NACCOUNTS do
   checksum = (checksum * 1000003 + a.balance * 7 + a.digest) % 2147483647
 end
 if total ~= NACCOUNTS * INITIAL then error("mt_bank: money created or destroyed") end
-if seen ~= NTELLERS * PER_TELLER or idsum ~= ref_idsum or batches < NTELLERS then error("mt_bank: clerk lost reports") end
+-- every teller with at least one transfer sends at least one batch
+if seen ~= TOTAL or idsum ~= ref_idsum or batches < math.min(NTELLERS, TOTAL) then error("mt_bank: clerk lost reports") end
 if moved ~= ref_moved then error("mt_bank: tellers moved the wrong amount") end
 if audits ~= AUDITS then error("mt_bank: audits missing") end
 print(string.format("mt_bank: transfers=%d moved=%d audits=%d checksum=%d", seen, moved, audits, checksum))

@@ -7,9 +7,14 @@
 -- compared. Run twice with different thread counts, the results must be the
 -- same. Stands for: parallel-for loops, map-reduce, image/scientific kernels.
 -- Tandem only (uses the thread library).
--- Usage: mt_parallel_map.lua [scale]
+-- Usage: mt_parallel_map.lua [scale] [threads]
+-- threads (default 4): the workers of the main split; the check split uses one
+-- fewer and the spot checks half as many (the default: 4, 3 and 2). The output
+-- does not depend on it.
 
 local scale = tonumber(arg and arg[1]) or 1
+local NTHREADS = math.tointeger(tonumber(arg and arg[2] or "4") or 0)
+if not NTHREADS or NTHREADS < 1 then error("mt_parallel_map: threads must be a positive integer") end
 local side = math.floor(680 * math.sqrt(scale) + 0.5)
 if side < 16 then side = 16 end
 local W, H = side, side
@@ -100,13 +105,14 @@ end
 
 local out = {}
 for j, job in ipairs(JOB) do
-  local h4, in4, s4 = reduce(parallel_map(job, 4, 4))
-  local h3, in3, s3 = reduce(parallel_map(job, 3, 7))
+  local h4, in4, s4 = reduce(parallel_map(job, NTHREADS, 4))
+  -- a second split with another thread count and block size (one thread: two threads)
+  local h3, in3, s3 = reduce(parallel_map(job, NTHREADS > 1 and NTHREADS - 1 or 2, 7))
   if h4 ~= h3 or in4 ~= in3 or s4 ~= s3 then
     error("mt_parallel_map: result depends on the split for job " .. j)
   end
   -- sequential spot checks
-  local rows = parallel_map(job, 2, 16)
+  local rows = parallel_map(job, math.max(1, NTHREADS // 2), 16)
   for y = 0, H - 1, 37 do
     local hh, ii, ss = row_summary(render_row(job, y))
     local r = rows[y + 1]

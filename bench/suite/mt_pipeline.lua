@@ -6,7 +6,9 @@
 -- stage to shut the pipeline down. The aggregate is independent of scheduling
 -- and is checked against a sequential computation. Stands for: ETL jobs,
 -- stream processors, log shippers. Tandem only (uses the thread library).
--- Usage: mt_pipeline.lua [scale]
+-- Usage: mt_pipeline.lua [scale] [threads]
+-- threads (default 4): the parser threads; the enrichers are half as many,
+-- rounded up (the default: 4 and 2). The output does not depend on it.
 
 local scale = tonumber(arg and arg[1]) or 1
 local function scaled(n)
@@ -17,7 +19,9 @@ end
 
 local NBATCH = scaled(2000)
 local BATCH = 100
-local PARSERS, ENRICHERS = 4, 2
+local PARSERS = math.tointeger(tonumber(arg and arg[2] or "4") or 0)
+if not PARSERS or PARSERS < 1 then error("mt_pipeline: threads must be a positive integer") end
+local ENRICHERS = (PARSERS + 1) // 2
 
 local METHODS = { "GET", "GET", "GET", "POST", "PUT", "DELETE" }
 local PATHS = { "/api/users", "/api/orders", "/api/items", "/static/app.js", "/login", "/health" }

@@ -7,7 +7,11 @@
 -- final maps must both equal a sequential count. Stands for: shared caches,
 -- connection/session tables, concurrent counters in servers.
 -- Tandem only (uses the thread library).
--- Usage: mt_shared_hash.lua [scale]
+-- Usage: mt_shared_hash.lua [scale] [threads]
+-- threads (default 4): the workers. The updates are four default workers'
+-- worth at any thread count, shared equally; each worker's word stream is a
+-- function of its number, so the checksum depends on the thread count (the
+-- output says it), the number of updates does not.
 
 local scale = tonumber(arg and arg[1]) or 1
 local function scaled(n)
@@ -16,8 +20,11 @@ local function scaled(n)
   return v
 end
 
-local NTHREADS = 4
-local PER_THREAD = scaled(150000)
+local NTHREADS = math.tointeger(tonumber(arg and arg[2] or "4") or 0)
+if not NTHREADS or NTHREADS < 1 then error("mt_shared_hash: threads must be a positive integer") end
+local TOTAL = 4 * scaled(150000)
+-- the updates of worker t: an equal share, the first TOTAL % NTHREADS workers one more
+local function share(t) return TOTAL // NTHREADS + (t <= TOTAL % NTHREADS and 1 or 0) end
 local STRIPES = 16
 
 -- shared, read-only vocabulary
@@ -41,10 +48,10 @@ end
 -- the word stream of worker t is a pure function of t
 local function stream(t)
   local s = t * 2654435761 % 4294967296 + 1
-  local i = 0
+  local i, n = 0, share(t)
   return function()
     i = i + 1
-    if i > PER_THREAD then return nil end
+    if i > n then return nil end
     s = (s * 6364136223846793005 + 1442695040888963407)
     local r = (s >> 33) % 1000000
     -- skewed: a few hot words and a long tail
@@ -169,7 +176,9 @@ local rounds = 2
 local g_words, g_total, g_hash, s_hash
 for _ = 1, rounds do
   local gmap, reads = run_global()
-  if reads ~= NTHREADS * (PER_THREAD // 16) then error("mt_shared_hash: reader count") end
+  local want_reads = 0
+  for t = 1, NTHREADS do want_reads = want_reads + share(t) // 16 end
+  if reads ~= want_reads then error("mt_shared_hash: reader count") end
   g_words, g_total, g_hash = digest(gmap)
   local _, s_total, sh = digest(run_striped())
   s_hash = sh
@@ -179,5 +188,5 @@ local r_words, r_total, r_hash = digest(sequential())
 if r_words ~= g_words or r_total ~= g_total or r_hash ~= g_hash then
   error("mt_shared_hash: concurrent result differs from the sequential count")
 end
-if g_total ~= NTHREADS * PER_THREAD then error("mt_shared_hash: lost updates") end
+if g_total ~= TOTAL then error("mt_shared_hash: lost updates") end
 print(string.format("mt_shared_hash: threads=%d updates=%d words=%d checksum=%d", NTHREADS, g_total, g_words, g_hash))

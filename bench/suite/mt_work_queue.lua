@@ -8,7 +8,9 @@
 -- checked against sequential code. Stands for: executors, job systems in game
 -- engines and build tools, fork-join frameworks.
 -- Tandem only (uses the thread library).
--- Usage: mt_work_queue.lua [scale]
+-- Usage: mt_work_queue.lua [scale] [threads]
+-- threads (default 4): the pool's workers; only the workers= field of the
+-- output depends on it.
 
 local scale = tonumber(arg and arg[1]) or 1
 local function scaled(n)
@@ -17,7 +19,8 @@ local function scaled(n)
   return v
 end
 
-local NWORKERS = 4
+local NWORKERS = math.tointeger(tonumber(arg and arg[2] or "4") or 0)
+if not NWORKERS or NWORKERS < 1 then error("mt_work_queue: threads must be a positive integer") end
 local NARRAYS = scaled(40)
 local ARRAY_LEN = 20000
 local CUTOFF = 500
