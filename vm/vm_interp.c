@@ -55,18 +55,21 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
  *           call into C sets a hook (HOOKSWITCH in vm_interp_body.h). No JIT: compiled code
  *           has no hooks, so a hooked coroutine is interpreted.
  * Which copy runs is chosen once per run (vm_execute) or per step (vm_jit_step), so the plain
- * loop pays nothing for profiling or the JIT. Text size of each copy, hot and cold parts
- * (gcc 12 -O2, x86-64, `nm -S` on vm_interp.c.o of a RelWithDebInfo build, 2026-11-25): the
- * seven come to 172 KB, about a fifth of the binary; what instrumentation adds to a copy is
- * a third again (plain 19.9 KB, instrumented 29.9 KB):
+ * loop pays nothing for profiling or the JIT; for hooks it pays one byte test at each entry
+ * and after each call into C (HOOKSWITCH). Text size of each copy, hot and cold parts
+ * (gcc 12 -O2, x86-64, `nm -S` on vm_interp.c.o of a RelWithDebInfo build, 2026-11-26): the
+ * nine come to 256 KB; what instrumentation adds to a copy is a third again (plain 19.9 KB,
+ * instrumented 29.3 KB), what hooks add a half (hooked 31.8 KB):
  *   name                    INSTR JIT STEP ORACLE HOOK  text
- *   vm_execute_plain          0    0    0    0     19.9 KB
- *   vm_execute_instr          1    0    0    0     29.9 KB
- *   vm_execute_jit            0    1    0    0     20.4 KB
- *   vm_execute_jit_instr      1    1    0    0     29.7 KB
- *   vm_execute_step           0    0    1    0     16.0 KB
- *   vm_execute_step_instr     1    0    1    0     24.1 KB
- *   vm_execute_oracle         1    0    0    1     31.5 KB  (-DTANDEM_PATH_ORACLE=ON only)
+ *   vm_execute_plain          0    0    0    0     0    19.9 KB
+ *   vm_execute_instr          1    0    0    0     0    28.8 KB
+ *   vm_execute_jit            0    1    0    0     0    20.4 KB
+ *   vm_execute_jit_instr      1    1    0    0     0    29.7 KB
+ *   vm_execute_step           0    0    1    0     0    16.0 KB
+ *   vm_execute_step_instr     1    0    1    0     0    24.1 KB
+ *   vm_execute_oracle         1    0    0    1     0    31.5 KB  (-DTANDEM_PATH_ORACLE=ON only)
+ *   vm_execute_hook           0    0    0    0     1    31.8 KB
+ *   vm_execute_hook_instr     1    0    0    0     1    42.2 KB
  * The JIT rows exist only with -DTANDEM_JIT=ON (the default).
  * ====================================================================== */
 
