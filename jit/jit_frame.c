@@ -24,7 +24,8 @@ static uintptr_t enter_frame(State *S, CallInfo *nci) {
 /* OP_CALL from compiled code, ci->savedpc and S->top already set as the interpreter sets
  * them. A Lua callee gets its frame exactly as in the interpreter's L_CALL (inline for fixed
  * arity, vm_precall otherwise) and becomes S->ci; the result is where its code starts
- * (code_at). A C function (or __call on one) runs here and gives 0. */
+ * (code_at). A C function (or __call on one) runs here and gives 0, or 1 (the interpreter
+ * continues the caller) when it set a debug hook. */
 uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
     CallInfo *nci;
     if (vm_fixed_call_ok(S, ra)) {
@@ -34,6 +35,10 @@ uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
         if (nci == NULL) { /* a C function ran */
             if (nresults >= 0) S->top = ci->top;
             if (jit_prof) vm_prof_frame_back(ci);
+            /* It set a debug hook on this coroutine (debug.sethook, or another coroutine
+             * while this one was suspended in it): compiled code has no hooks, so the
+             * interpreter goes on after the call, in its hooked copy (vm_interp.c). */
+            if (__builtin_expect(S->hookmask != 0, 0)) return 1;
             return 0;
         }
     }

@@ -61,7 +61,11 @@ static int precall_c(State *S, Value *func, int nresults, CFunction f) {
     ci->nextra = 0;
     ci->savedpc = NULL;
     S->ci = ci;
+    /* Debug hooks (vm_hook.c): one byte tested before and after; the function may set or
+     * clear them (debug.sethook's own return is hooked, as in lua5.4). */
+    if (__builtin_expect(S->hookmask & VM_MASKCALL, 0)) vm_hook_ccall(S, ci, (int)(S->top - ci->func) - 1);
     int n = f(S);
+    if (__builtin_expect(S->hookmask != 0, 0)) vm_hook_return(S, ci, (int)(S->top - n - ci->func), n);
     vm_poscall(S, ci, n);
     return n;
 }
@@ -252,6 +256,7 @@ int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool 
     ptrdiff_t old_errfunc = S->errfunc;
     S->errfunc = errfunc;
     int32_t old_nny = S->nny;
+    uint8_t old_inhook = S->inhook; /* an error inside a hook leaves the hook */
     PCallArgs a = {func, nresults, yieldable};
     int status = vm_rawrunprotected(S, f_call, &a);
     if (status != VM_OK) {
@@ -276,6 +281,7 @@ int vm_pcall_value(State *S, Value *func, int nresults, ptrdiff_t errfunc, bool 
         for (Value *v = S->top; v < S->stack_last + VM_EXTRA_STACK; v++) v->tt = VT_NIL, v->u.p = NULL;
     }
     S->nny = old_nny;
+    S->inhook = old_inhook;
     S->errfunc = old_errfunc;
     return status;
 }

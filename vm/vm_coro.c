@@ -92,15 +92,24 @@ static _Noreturn void coro_entry(void) {
     if (status == VM_OK) {
         co->nxfer = (int)(co->top - (co->stack + 1));
     } else {
-        /* Close what the coroutine left open; an error in a __close replaces the error. */
+        /* Close what the coroutine left open; an error in a __close replaces the error.
+         * The frames it died in stay for debug.traceback(co) and getinfo, as lua5.4 keeps
+         * them, unless a __close handler ran (its calls reuse their records and slots);
+         * the error goes above them (co_close reads it from errval). */
+        CallInfo *errci = co->ci;
+        bool keep = co->ntbc == 0;
         co->ci = &co->base_ci;
         int st;
         while ((st = vm_rawrunprotected(co, f_closeall, NULL)) != VM_OK) {
             co->ci = &co->base_ci;
             status = st;
         }
-        co->stack[1] = status == VM_ERRMEM ? vm_str(co->g->memerrmsg) : co->errval;
-        co->top = co->stack + 2;
+        co->errval = status == VM_ERRMEM ? vm_str(co->g->memerrmsg) : co->errval;
+        if (keep && co->top < co->stack_last)
+            co->ci = errci;
+        else
+            co->top = co->stack + 1;
+        *co->top++ = co->errval;
         co->nxfer = 1;
     }
     co->costatus_err = status;

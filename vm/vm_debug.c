@@ -326,9 +326,14 @@ static bool libname(State *S, const Value *f, char *buf, size_t size) {
     return false;
 }
 
-const char *vm_callname(State *S, const CallInfo *ci, const char **name) {
-    const CallInfo *caller = ci->prev;
-    if (caller == NULL || (ci->callstatus & CIST_TAIL) || !islua(caller)) return NULL;
+/* How [caller] called the frame above it (lua5.4's funcnamefromcall): a hook, the calling
+ * instruction's name for the function, or the metamethod a Lua instruction called. */
+static const char *funcnamefromcall(const CallInfo *caller, const char **name) {
+    if (caller->callstatus & CIST_HOOKED) {
+        *name = "?";
+        return "hook";
+    }
+    if (!islua(caller)) return NULL;
     const Proto *p = caller->func->u.lf->p;
     int pc = currentpc(caller);
     Instr i = p->code[pc];
@@ -336,8 +341,18 @@ const char *vm_callname(State *S, const CallInfo *ci, const char **name) {
     case OP_CALL:
     case OP_TAILCALL: return getobjname(p, pc, (int)vm_a(i), name);
     case OP_TFORCALL: *name = "for iterator"; return "for iterator";
-    default: return NULL;
+    case OP_EQK:
+    case OP_EQI: return NULL; /* they call no metamethod */
+    default: break;
     }
+    *name = metamethod_of(vm_op(i));
+    return *name != NULL ? "metamethod" : NULL;
+}
+
+const char *vm_callname(State *S, const CallInfo *ci, const char **name) {
+    (void)S;
+    if (ci->prev == NULL || (ci->callstatus & CIST_TAIL)) return NULL;
+    return funcnamefromcall(ci->prev, name);
 }
 
 bool vm_globalfuncname(State *S, const Value *f, char *buf, size_t size) {
@@ -357,21 +372,8 @@ void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size) {
         return;
     }
     if (libname(S, ci->func, buf, size)) return;
-    const CallInfo *caller = ci->prev;
-    if (caller && !(ci->callstatus & CIST_TAIL) && islua(caller)) {
-        const Proto *p = caller->func->u.lf->p;
-        int pc = currentpc(caller);
-        Instr i = p->code[pc];
-        const char *name = NULL, *kind = NULL;
-        switch (vm_op(i)) {
-        case OP_CALL:
-        case OP_TAILCALL: kind = getobjname(p, pc, (int)vm_a(i), &name); break;
-        case OP_TFORCALL:
-            kind = "for iterator";
-            name = "for iterator";
-            break;
-        default: break;
-        }
+    {
+        const char *name = NULL, *kind = vm_callname(S, ci, &name);
         if (kind) {
             if (strcmp(kind, "global") == 0)
                 snprintf(buf, size, "function '%s'", name);
@@ -409,7 +411,20 @@ static void tb_add(TB *b, const char *s) {
     b->n += l;
 }
 
-String *vm_traceback(State *S, const char *msg, int level) {
+/* A coroutine's base frame is only the C side of its resume; the main thread's (and a
+ * language thread's) stands for the C function that runs the program (lua.c's pmain, which
+ * lua5.4's tracebacks show as "[C]: in ?"). */
+static bool is_coroutine(const State *L) { return L->thread == NULL && L != L->g->mainthread; }
+
+CallInfo *vm_getstack(State *L, vm_Integer level) {
+    if (level < 0) return NULL;
+    CallInfo *ci = L->ci;
+    for (; level > 0 && ci != &L->base_ci; ci = ci->prev) level--;
+    if (level != 0 || (ci == &L->base_ci && is_coroutine(L))) return NULL;
+    return ci;
+}
+
+String *vm_traceback_of(State *S, State *L1, const char *msg, int level) {
     TB b = {NULL, 0, 0};
     tb_add(&b, "");
     if (msg) {
@@ -417,37 +432,68 @@ String *vm_traceback(State *S, const char *msg, int level) {
         tb_add(&b, "\n");
     }
     tb_add(&b, "stack traceback:");
-    const CallInfo *ci = S->ci;
-    for (int i = 0; i < level && ci; i++) ci = ci->prev;
-    int total = 0;
-    for (const CallInfo *c = ci; c; c = c->prev) total++;
-    int n = 0;
-    for (; ci; ci = ci->prev, n++) {
-        if (total > TB_LEVELS1 + TB_LEVELS2 && n == TB_LEVELS1) {
-            char skip[64];
-            int skipped = total - TB_LEVELS1 - TB_LEVELS2;
-            snprintf(skip, sizeof skip, "\n\t...\t(skipping %d levels)", skipped);
-            tb_add(&b, skip);
-            for (int j = 0; j < skipped && ci->prev; j++) ci = ci->prev;
-            n += skipped;
-        }
-        char line[300], desc[160];
-        if (ci == &S->base_ci) {
-            tb_add(&b, "\n\t[C]: in ?");
+    /* lua5.4's luaL_traceback: the first TB_LEVELS1 levels from [level] and the last
+     * TB_LEVELS2 when there are many more */
+    int count = is_coroutine(L1) ? 0 : 1;
+    for (const CallInfo *c = L1->ci; c != &L1->base_ci; c = c->prev) count++;
+    int last = count > 1 ? count - 1 : 0;
+    int limit2show = (last - level > TB_LEVELS1 + TB_LEVELS2) ? TB_LEVELS1 : -1;
+    const CallInfo *ci;
+    while ((ci = vm_getstack(L1, level++)) != NULL) {
+        char line[300], desc[160], id[VM_IDSIZE];
+        if (limit2show-- == 0) {
+            int n = last - level - TB_LEVELS2 + 1; /* levels to skip */
+            snprintf(line, sizeof line, "\n\t...\t(skipping %d levels)", n);
+            tb_add(&b, line);
+            level += n;
             continue;
         }
-        vm_funcdesc(S, ci, desc, sizeof desc);
-        if (islua(ci)) {
-            char id[VM_IDSIZE];
+        vm_funcdesc(L1, ci, desc, sizeof desc);
+        if (islua(ci))
             chunkid_of(ci->func->u.lf->p, id, sizeof id);
-            snprintf(line, sizeof line, "\n\t%s:%d: in %s", id, vm_currentline(ci), desc);
-        } else {
-            snprintf(line, sizeof line, "\n\t[C]: in %s", desc);
-        }
+        else
+            snprintf(id, sizeof id, "[C]");
+        int cl = vm_currentline(ci);
+        if (cl <= 0)
+            snprintf(line, sizeof line, "\n\t%s: in %s", id, desc);
+        else
+            snprintf(line, sizeof line, "\n\t%s:%d: in %s", id, cl, desc);
         tb_add(&b, line);
         if (ci->callstatus & CIST_TAIL) tb_add(&b, "\n\t(...tail calls...)");
     }
     String *r = vm_string_new(S, b.s ? b.s : "", b.n);
     free(b.s);
     return r;
+}
+
+String *vm_traceback(State *S, const char *msg, int level) { return vm_traceback_of(S, S, msg, level); }
+
+/* ======================================================================
+ * Local variables (debug.getlocal / setlocal)
+ * ====================================================================== */
+
+const char *vm_paramname(const Proto *p, vm_Integer n) {
+    if (n < 1 || n > p->nlocvars) return NULL;
+    return localname(p, (int)n, 0);
+}
+
+const char *vm_findlocal(State *L, CallInfo *ci, vm_Integer n, Value **pos) {
+    Value *base = ci->func + 1;
+    const char *name = NULL;
+    if (islua(ci)) {
+        const Proto *p = ci->func->u.lf->p;
+        if (n < 0) { /* the extra arguments, below ci->func (vm_state.h) */
+            if (!p->is_vararg || n < -(vm_Integer)ci->nextra) return NULL;
+            *pos = ci->func - ci->nextra - (n + 1);
+            return "(vararg)";
+        }
+        if (n <= p->nlocvars) name = localname(p, (int)n, currentpc(ci));
+    }
+    if (name == NULL) { /* any other slot of the frame, up to the next frame or the top */
+        const Value *limit = (ci == L->ci) ? L->top : ci->next->func;
+        if (n <= 0 || limit - base < n) return NULL;
+        name = islua(ci) ? "(temporary)" : "(C temporary)";
+    }
+    *pos = base + (n - 1);
+    return name;
 }

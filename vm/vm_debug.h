@@ -26,6 +26,15 @@ _Noreturn void vm_forerror(State *S, const Value *v, const char *what);
 /* Traceback of S's frames as a new string ("stack traceback:\n\t..."), starting [level]
  * frames up, with [msg] first when not NULL. */
 String *vm_traceback(State *S, const char *msg, int level);
+/* The same for the frames of coroutine [L1] (made in S). */
+String *vm_traceback_of(State *S, State *L1, const char *msg, int level);
+/* Frame [level] of [L] (0: the running function, lua_getstack's levels), or NULL. */
+CallInfo *vm_getstack(State *L, vm_Integer level);
+/* Local [n] of frame [ci] of [L] (lua5.4's luaG_findlocal): its name ("(temporary)" for
+ * other slots of the frame, "(vararg)" for n < 0) and slot, or NULL. */
+const char *vm_findlocal(State *L, CallInfo *ci, vm_Integer n, Value **pos);
+/* Name of parameter [n] of [p], or NULL. */
+const char *vm_paramname(const Proto *p, vm_Integer n);
 
 /* Name of the function running in [ci] as the caller sees it: "function 'f'",
  * "method 'm'", "local 'f'", "field 'x.y'", "upvalue 'g'", "main chunk", or "function <file:12>".
@@ -38,5 +47,37 @@ void vm_funcdesc(State *S, const CallInfo *ci, char *buf, size_t size);
 const char *vm_callname(State *S, const CallInfo *ci, const char **name);
 /* "string.rep" / "print" when [f] is a field of a loaded library. */
 bool vm_globalfuncname(State *S, const Value *f, char *buf, size_t size);
+
+/* ======================================================================
+ * Debug hooks (vm_hook.c): lua5.4's call, return, line and count events, per coroutine.
+ * The hooked interpreter copies (vm_interp.c) and precall_c (vm_call.c) call these only when
+ * S->hookmask is set; nothing else looks at hooks.
+ * ====================================================================== */
+#define VM_MASKCALL 1u
+#define VM_MASKRET 2u
+#define VM_MASKLINE 4u
+#define VM_MASKCOUNT 8u
+
+/* Install [hook] (a function, or nil to remove) with [mask] and [count] on [L]: a mask of 0
+ * or a nil hook turns hooks off, as lua_sethook. */
+void vm_sethook(State *L, Value hook, unsigned mask, int count);
+/* A Lua frame [ci] starts (the hooked loop's startfunc): "call" or "tail call". */
+void vm_hook_call(State *S, CallInfo *ci);
+/* The C function of frame [ci] is about to run with [narg] arguments: "call". */
+void vm_hook_ccall(State *S, CallInfo *ci, int narg);
+/* Frame [ci] returns [nres] values starting [first] slots above ci->func, still in place:
+ * "return" when asked for, and the caller's line tracking goes on from its call. */
+void vm_hook_return(State *S, CallInfo *ci, int first, int nres);
+/* The Lua frame [ci] is about to run the instruction before ci->savedpc: count and line
+ * events (luaG_traceexec). */
+void vm_hook_trace(State *S, CallInfo *ci);
+/* A new coroutine [co] created by [from] gets its mask and count but not its function,
+ * as lua_newthread gives (so it runs no hook until one is set on it). */
+void vm_hook_inherit(State *co, const State *from);
+/* lua5.4 runs an MMBIN instruction after binary operator [tm] on operands that are not
+ * numbers (or integers): count it, and say whether its count event is due ... */
+bool vm_hook_mmbin_due(State *S, int tm, const Value *a, const Value *b);
+/* ... which this calls for S->ci, whose savedpc is set. */
+void vm_hook_count(State *S);
 
 #endif

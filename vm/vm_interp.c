@@ -49,41 +49,64 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
  *   INSTR   emit the events of the enabled analyses (vm_prof.h);
  *   JIT     hand frames to compiled code at entries, returns and back edges (JITENTER);
  *   STEP    run the one instruction at ci->savedpc and return (vm_jit_step, for compiled code);
- *   ORACLE  also report every instruction, entry and exit to the path oracle (vm_pathprof.h).
+ *   ORACLE  also report every instruction, entry and exit to the path oracle (vm_pathprof.h);
+ *   HOOK    call the debug hooks of the coroutine (vm_hook.c): run while S->hookmask != 0,
+ *           chosen at every entry (vm_execute) and switched to by the other copies when a
+ *           call into C sets a hook (HOOKSWITCH in vm_interp_body.h). No JIT: compiled code
+ *           has no hooks, so a hooked coroutine is interpreted.
  * Which copy runs is chosen once per run (vm_execute) or per step (vm_jit_step), so the plain
- * loop pays nothing for profiling or the JIT. Text size of each copy, hot and cold parts
- * (gcc 12 -O2, x86-64, `nm -S` on vm_interp.c.o of a RelWithDebInfo build, 2026-11-25): the
- * seven come to 172 KB, about a fifth of the binary; what instrumentation adds to a copy is
- * a third again (plain 19.9 KB, instrumented 29.9 KB):
- *   name                    INSTR JIT STEP ORACLE   text
- *   vm_execute_plain          0    0    0    0     19.9 KB
- *   vm_execute_instr          1    0    0    0     29.9 KB
- *   vm_execute_jit            0    1    0    0     20.4 KB
- *   vm_execute_jit_instr      1    1    0    0     29.7 KB
- *   vm_execute_step           0    0    1    0     16.0 KB
- *   vm_execute_step_instr     1    0    1    0     24.1 KB
- *   vm_execute_oracle         1    0    0    1     31.5 KB  (-DTANDEM_PATH_ORACLE=ON only)
+ * loop pays nothing for profiling or the JIT; for hooks it pays one byte test at each entry
+ * and after each call into C (HOOKSWITCH). Text size of each copy, hot and cold parts
+ * (gcc 12 -O2, x86-64, `nm -S` on vm_interp.c.o of a RelWithDebInfo build, 2026-11-26): the
+ * nine come to 256 KB; what instrumentation adds to a copy is a third again (plain 19.9 KB,
+ * instrumented 29.3 KB), what hooks add a half (hooked 31.8 KB):
+ *   name                    INSTR JIT STEP ORACLE HOOK  text
+ *   vm_execute_plain          0    0    0    0     0    19.9 KB
+ *   vm_execute_instr          1    0    0    0     0    28.8 KB
+ *   vm_execute_jit            0    1    0    0     0    20.4 KB
+ *   vm_execute_jit_instr      1    1    0    0     0    29.7 KB
+ *   vm_execute_step           0    0    1    0     0    16.0 KB
+ *   vm_execute_step_instr     1    0    1    0     0    24.1 KB
+ *   vm_execute_oracle         1    0    0    1     0    31.5 KB  (-DTANDEM_PATH_ORACLE=ON only)
+ *   vm_execute_hook           0    0    0    0     1    31.8 KB
+ *   vm_execute_hook_instr     1    0    0    0     1    42.2 KB
  * The JIT rows exist only with -DTANDEM_JIT=ON (the default).
  * ====================================================================== */
 
-#define VM_EXEC_ROW vm_execute_plain, 0, 0, 0, 0
+/* The hooked copies, which the others switch to. */
+static void execute_hooked(State *S, CallInfo *ci);
+
+#define VM_EXEC_ROW vm_execute_plain, 0, 0, 0, 0, 0
 #include "vm_interp_body.h"
-#define VM_EXEC_ROW vm_execute_instr, 1, 0, 0, 0
+#define VM_EXEC_ROW vm_execute_instr, 1, 0, 0, 0, 0
 #include "vm_interp_body.h"
 #if TANDEM_JIT
-#define VM_EXEC_ROW vm_execute_jit, 0, 1, 0, 0
+#define VM_EXEC_ROW vm_execute_jit, 0, 1, 0, 0, 0
 #include "vm_interp_body.h"
-#define VM_EXEC_ROW vm_execute_jit_instr, 1, 1, 0, 0
+#define VM_EXEC_ROW vm_execute_jit_instr, 1, 1, 0, 0, 0
 #include "vm_interp_body.h"
-#define VM_EXEC_ROW vm_execute_step, 0, 0, 1, 0
+#define VM_EXEC_ROW vm_execute_step, 0, 0, 1, 0, 0
 #include "vm_interp_body.h"
-#define VM_EXEC_ROW vm_execute_step_instr, 1, 0, 1, 0
+#define VM_EXEC_ROW vm_execute_step_instr, 1, 0, 1, 0, 0
 #include "vm_interp_body.h"
 #endif
 #if TANDEM_PATH_ORACLE
-#define VM_EXEC_ROW vm_execute_oracle, 1, 0, 0, 1
+#define VM_EXEC_ROW vm_execute_oracle, 1, 0, 0, 1, 0
 #include "vm_interp_body.h"
 #endif
+#define VM_EXEC_ROW vm_execute_hook, 0, 0, 0, 0, 1
+#include "vm_interp_body.h"
+#define VM_EXEC_ROW vm_execute_hook_instr, 1, 0, 0, 0, 1
+#include "vm_interp_body.h"
+
+/* Profiles stay whole while hooks run (the instrumented hooked copy); the path oracle does
+ * not see hooked frames. */
+static void execute_hooked(State *S, CallInfo *ci) {
+    if (vm_prof_instrumented)
+        vm_execute_hook_instr(S, ci);
+    else
+        vm_execute_hook(S, ci);
+}
 
 #if TANDEM_JIT
 bool vm_jit_enabled;
@@ -103,6 +126,10 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
 #endif
 
 void vm_execute(State *S, CallInfo *ci) {
+    if (__builtin_expect(S->hookmask != 0, 0)) {
+        execute_hooked(S, ci);
+        return;
+    }
 #if TANDEM_JIT
     if (vm_jit_enabled) {
         if (vm_prof_instrumented)

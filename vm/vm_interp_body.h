@@ -1,5 +1,5 @@
 /* vm_interp_body.h: the body of the interpreter loop, included by vm_interp.c once per row
- * of its variant table, with VM_EXEC_ROW defined as "name, INSTR, JIT, STEP, ORACLE" (what
+ * of its variant table, with VM_EXEC_ROW defined as "name, INSTR, JIT, STEP, ORACLE, HOOK" (what
  * each flag means: the table's comment). The row is taken apart here, and every macro this
  * file defines is undefined at its end, so the next row starts clean.
  * Not a header of its own: no include guard, and it defines a function. */
@@ -7,22 +7,27 @@
 #error "vm_interp_body.h is included by vm_interp.c only, with VM_EXEC_ROW defined"
 #endif
 #define VM_ROW_APPLY(f, ...) f(__VA_ARGS__)
-#define VM_ROW_NAME(name, instr, jit, step, oracle) name
-#define VM_ROW_INSTR(name, instr, jit, step, oracle) instr
-#define VM_ROW_JIT(name, instr, jit, step, oracle) jit
-#define VM_ROW_STEP(name, instr, jit, step, oracle) step
-#define VM_ROW_ORACLE(name, instr, jit, step, oracle) oracle
+#define VM_ROW_NAME(name, instr, jit, step, oracle, hook) name
+#define VM_ROW_INSTR(name, instr, jit, step, oracle, hook) instr
+#define VM_ROW_JIT(name, instr, jit, step, oracle, hook) jit
+#define VM_ROW_STEP(name, instr, jit, step, oracle, hook) step
+#define VM_ROW_ORACLE(name, instr, jit, step, oracle, hook) oracle
+#define VM_ROW_HOOK(name, instr, jit, step, oracle, hook) hook
 #define VM_EXEC_NAME VM_ROW_APPLY(VM_ROW_NAME, VM_EXEC_ROW)
 #define VM_EXEC_INSTR VM_ROW_APPLY(VM_ROW_INSTR, VM_EXEC_ROW)
 #define VM_EXEC_JIT VM_ROW_APPLY(VM_ROW_JIT, VM_EXEC_ROW)
 #define VM_EXEC_STEP VM_ROW_APPLY(VM_ROW_STEP, VM_EXEC_ROW)
 #define VM_EXEC_ORACLE VM_ROW_APPLY(VM_ROW_ORACLE, VM_EXEC_ROW)
+#define VM_EXEC_HOOK VM_ROW_APPLY(VM_ROW_HOOK, VM_EXEC_ROW)
 /* The combinations the body is written for. */
 #if VM_EXEC_ORACLE && (!VM_EXEC_INSTR || VM_EXEC_JIT || VM_EXEC_STEP)
 #error "the oracle copy is instrumented, without the JIT or steps"
 #endif
 #if VM_EXEC_JIT && VM_EXEC_STEP
 #error "a copy either hands frames to the JIT or steps for it"
+#endif
+#if VM_EXEC_HOOK && (VM_EXEC_JIT || VM_EXEC_STEP || VM_EXEC_ORACLE)
+#error "the hooked copies interpret everything themselves, without the oracle"
 #endif
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
@@ -65,6 +70,21 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         goto *dispatch[vm_op(i)]; \
     } while (0)
 #define ORACLE_AT(ipc) vm_pathoracle_at(ci, cl->p, (ipc))
+#elif VM_EXEC_HOOK
+/* The hooked copy: count and line events before each instruction (vm_hook_trace, with
+ * savedpc after it as lua5.4's luaG_traceexec has it). The hook runs Lua code, which may
+ * move the stack and write registers (debug.setlocal): the instruction reads them after. */
+#define NEXT() \
+    do { \
+        i = *pc++; \
+        if (S->hookmask & (VM_MASKLINE | VM_MASKCOUNT)) { \
+            ci->savedpc = pc; \
+            vm_hook_trace(S, ci); \
+            base = ci->func + 1; \
+        } \
+        goto *dispatch[vm_op(i)]; \
+    } while (0)
+#define ORACLE_AT(ipc) ((void)0)
 #else
 #define NEXT() \
     do { \
@@ -150,9 +170,67 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         k = cl->p->k; \
         pc = jpc_; \
         base = ci->func + 1; \
+        HOOKSWITCH(); /* compiled code gives a frame back after a C call that set a hook */ \
     } while (0)
 #else
 #define JITENTER(compile) ((void)0)
+#endif
+/* Debug hooks. A copy without them hands the rest of its frames to a hooked copy when a hook
+ * was set on this coroutine by a call into C that just returned (debug.sethook; a yield
+ * after which another coroutine set one): the frame continues at pc there, and this copy
+ * returns when that one does, since it runs until the same CIST_FRESH frame returns. Only
+ * those points test, once per call into C; a hook set inside a metamethod or by a C
+ * function reached through a tail call starts at the next of them, or at the next entry
+ * into the interpreter. The hooked copies never switch back: with hooks cleared they only
+ * test the mask. HOOKRET: the return event of the frame before its [n] results at [ra]
+ * move (ra is re-derived: the hook may move the stack). */
+#if VM_EXEC_HOOK
+#define HOOKSWITCH() ((void)0)
+#define HOOKRET(ra, n) \
+    do { \
+        if (S->hookmask) { \
+            int first_ = (int)((ra) - ci->func); \
+            ci->savedpc = pc; \
+            S->top = (ra) + (n); \
+            vm_hook_return(S, ci, first_, (n)); \
+            base = ci->func + 1; \
+            (ra) = ci->func + first_; \
+        } \
+    } while (0)
+#elif VM_EXEC_STEP
+#define HOOKSWITCH() ((void)0)
+#define HOOKRET(ra, n) ((void)0)
+#else
+#define HOOKSWITCH() \
+    do { \
+        if (__builtin_expect(S->hookmask != 0, 0)) { \
+            ci->savedpc = pc; \
+            execute_hooked(S, ci); \
+            return; \
+        } \
+    } while (0)
+#define HOOKRET(ra, n) ((void)0)
+#endif
+/* lua5.4 follows each binary arithmetic instruction with an MMBIN that runs, and is counted
+ * by count hooks, when the operands are not numbers (for bitwise operators: not integers);
+ * the hooked copies count one instruction more there (vm_hook_mmbin). */
+#if VM_EXEC_HOOK
+#define INSTACK(p) ((p) >= S->stack && (p) < S->stack_last + VM_EXTRA_STACK)
+#define MMBIN_COUNT(tm, pa, pb) \
+    do { \
+        if ((S->hookmask & VM_MASKCOUNT) && vm_hook_mmbin_due(S, (tm), (pa), (pb))) { \
+            /* the hook may move the stack: operands in it are found again */ \
+            bool ina_ = INSTACK(pa), inb_ = INSTACK(pb); \
+            ptrdiff_t oa_ = vm_savestack(S, (pa)), ob_ = vm_savestack(S, (pb)); \
+            ci->savedpc = pc; \
+            vm_hook_count(S); \
+            base = ci->func + 1; \
+            if (ina_) (pa) = vm_restorestack(S, oa_); \
+            if (inb_) (pb) = vm_restorestack(S, ob_); \
+        } \
+    } while (0)
+#else
+#define MMBIN_COUNT(tm, pa, pb) ((void)0)
 #endif
 /* Take (or skip) the JMP that follows a conditional test. */
 #define CONDJUMP(cond) \
@@ -177,6 +255,11 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     i = *pc++;
     goto *dispatch[vm_op(i)];
 #endif
+#if VM_EXEC_HOOK
+    /* Entered by HOOKSWITCH in the middle of the frame (lua5.4 tells the two apart the same
+     * way): carry on at its savedpc, its start's events are past. */
+    if (ci->savedpc != ci->func->u.lf->p->code) goto returning;
+#endif
 startfunc:
     if (VM_POLL_PENDING()) vm_poll_slow(S);
 #if VM_EXEC_INSTR
@@ -186,6 +269,9 @@ startfunc:
 #if VM_EXEC_ORACLE
     vm_pathoracle_enter(ci, ci->func->u.lf->p);
 #endif
+#endif
+#if VM_EXEC_HOOK
+    if (S->hookmask) vm_hook_call(S, ci);
 #endif
 returning:
     cl = ci->func->u.lf;
@@ -454,6 +540,7 @@ L_SELF: {
 #define ARITH_SLOW(tm, pa, pb) \
     do { \
         Value r_; \
+        MMBIN_COUNT(tm, pa, pb); \
         Protect(r_ = vm_arith(S, tm, pa, pb)); \
         *RA() = r_; \
         NEXT(); \
@@ -526,7 +613,8 @@ L_ADDI: {
         NEXT();
     }
     Value b = vm_int(imm);
-    ARITH_SLOW(TM_ADD, a, &b);
+    const Value *bp = &b;
+    ARITH_SLOW(TM_ADD, a, bp);
 }
     ARITH_OP(ADDK, TM_ADD, IADD(x, y), x + y, KC())
     ARITH_OP(SUBK, TM_SUB, ISUB(x, y), x - y, KC())
@@ -733,6 +821,7 @@ L_CALL: {
         base = ci->func + 1;
         if (nresults >= 0) S->top = ci->top;
         RESERVE_FOR(cl->p);
+        HOOKSWITCH();
         NEXT();
     }
     ci = nci;
@@ -758,6 +847,7 @@ L_TAILCALL: {
         int n = (int)(S->top - ra);
         goto do_return_n;
     do_return_n:
+        HOOKRET(ra, n);
         vm_move_results(S, ci, cl->p, ra, n);
         goto ret;
     }
@@ -775,6 +865,7 @@ L_RETURN: {
         base = ci->func + 1;
         ra = RA();
     }
+    HOOKRET(ra, n);
     vm_move_results(S, ci, cl->p, ra, n);
     goto ret;
 }
@@ -785,6 +876,12 @@ L_RETURN0: {
         vm_close(S, base, NULL);
         base = ci->func + 1;
     }
+#if VM_EXEC_HOOK
+    {
+        Value *ra = RA();
+        HOOKRET(ra, 0);
+    }
+#endif
     Proto *p = cl->p;
     Value *res = ci->func;
     if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
@@ -801,6 +898,12 @@ L_RETURN1: {
         vm_close(S, base, NULL);
         base = ci->func + 1;
     }
+#if VM_EXEC_HOOK
+    {
+        Value *ra = RA();
+        HOOKRET(ra, 1);
+    }
+#endif
     Proto *p = cl->p;
     Value *res = ci->func;
     if (p->is_vararg) res -= ci->nextra + p->numparams + 1;
@@ -876,6 +979,11 @@ L_TFORPREP:
     Protect(vm_newtbc(S, RA() + 3));
     PATHACT(1);
     pc += vm_sbx(i);
+#if VM_EXEC_HOOK
+    /* lua5.4 goes on into the TFORCALL it jumps to, as one instruction (see TFORCALL) */
+    i = *pc++;
+    goto L_TFORCALL;
+#endif
     NEXT();
 L_TFORCALL: {
     if (S->stack_last - (RA() + 4) <= 3) { /* the call needs 3 slots past the loop variables */
@@ -885,8 +993,8 @@ L_TFORCALL: {
         base = ci->func + 1;
     }
     Value *ra = RA();
-    if (ra[0].tt == VT_CFUNC && ra[0].u.cf->f == S->g->fn_next && ra[1].tt == VT_TABLE) {
-        /* pairs() without __pairs: iterate inline, no call. */
+    if (!VM_EXEC_HOOK && ra[0].tt == VT_CFUNC && ra[0].u.cf->f == S->g->fn_next && ra[1].tt == VT_TABLE) {
+        /* pairs() without __pairs: iterate inline, no call (hooks see next called). */
         Value key = ra[2], val;
         ci->savedpc = pc;
         if (vm_table_next(S, ra[1].u.t, &key, &val)) {
@@ -907,6 +1015,13 @@ L_TFORCALL: {
     base = ci->func + 1;
     S->top = ci->top;
     RESERVE_FOR(cl->p);
+    HOOKSWITCH();
+#if VM_EXEC_HOOK
+    /* lua5.4 runs the TFORLOOP that always follows as part of TFORCALL: one instruction
+     * for count and line events */
+    i = *pc++;
+    goto L_TFORLOOP;
+#endif
     NEXT();
 }
 L_TFORLOOP: {
@@ -987,6 +1102,10 @@ L_EXTRAARG:
 #undef Protect
 #undef CONDJUMP
 #undef JITENTER
+#undef HOOKSWITCH
+#undef HOOKRET
+#undef MMBIN_COUNT
+#undef INSTACK
 #undef FINISHGET
 #undef ORACLE_AT
 #undef PATHEXIT
@@ -998,11 +1117,13 @@ L_EXTRAARG:
 #undef VM_EXEC_JIT
 #undef VM_EXEC_STEP
 #undef VM_EXEC_ORACLE
+#undef VM_EXEC_HOOK
 #undef VM_ROW_APPLY
 #undef VM_ROW_NAME
 #undef VM_ROW_INSTR
 #undef VM_ROW_JIT
 #undef VM_ROW_STEP
 #undef VM_ROW_ORACLE
+#undef VM_ROW_HOOK
 #undef VM_EXEC_ROW
 }

@@ -74,6 +74,9 @@ typedef struct CallInfo {
 #define CIST_TAIL 4u   /* reached through a tail call (traceback shows "(...tail calls...)") */
 #define CIST_CALLEDLUA 8u /* a C frame that has entered a Lua function already, while
                              profiling (the EV_CALL "from C" flag marks only the first) */
+#define CIST_HOOKED 16u /* a debug hook runs for this frame (the function it calls is named
+                           "hook '?'", as lua5.4 names it) */
+#define CIST_TRAN 32u   /* ... and State.ftransfer/ntransfer describe its values ('r') */
 
 /* Protected-call chain: each vm_pcall / coroutine body pushes one on the C stack. */
 typedef struct ErrJmp {
@@ -94,7 +97,12 @@ struct Global;
 typedef struct State {
     ObjHeader h;
     uint8_t costatus;          /* CO_* */
-    uint8_t allowhook;
+    /* Debug hooks (vm_hook.c), per coroutine as lua5.4's. hookmask != 0 makes every
+     * interpreter entry of this coroutine run a hooked copy of the loop (vm_interp.c) and
+     * keeps compiled code out; hook is the Lua function called (nil for a coroutine that
+     * inherited the mask from its creator, as lua5.4's do: the hook never runs there). */
+    uint8_t hookmask;          /* VM_MASK* (vm_debug.h) */
+    uint8_t inhook;            /* a hook is running: no hook is called (lua5.4's !allowhook) */
     Value *top;                /* first free slot */
     Value *stack;              /* scanned GC block of stacksize Values */
     Value *stack_last;         /* stack + stacksize - VM_EXTRA_STACK */
@@ -120,6 +128,12 @@ typedef struct State {
     int32_t nxfer;             /* values transferred by the last resume/yield */
     int32_t costatus_err;      /* VM_OK or error status when dead */
     char *cstack_limit;        /* lowest C stack address usable before "C stack overflow" */
+    int32_t basehookcount;     /* count hooks: every basehookcount instructions */
+    int32_t hookcount;         /* instructions left until the next count event */
+    int32_t oldpc;             /* pc of the last traced instruction of the running Lua frame,
+                                  for line events (lua5.4's L->oldpc) */
+    int32_t ftransfer, ntransfer; /* values a call or return hook transfers (CIST_TRAN) */
+    Value hook;                /* the hook function, or nil */
     GcStack *basestack;        /* the stack of the language thread running this state (its
                                   native thread's or its green stack); set by resume */
     struct VmThread *thread;   /* base state of a language thread: the thread; else NULL */

@@ -15,6 +15,7 @@ static State *getco(State *S) {
 static int co_create(State *S) {
     vm_check_type(S, 1, VT_LFUNC);
     State *co = vm_newstate_thread(S);
+    vm_hook_inherit(co, S);
     co->stack[1] = *vm_at(S, 1);
     co->top = co->stack + 2;
     vm_push(S, vm_thread(co));
@@ -100,9 +101,11 @@ static int co_close(State *S) {
     if (co->costatus == CO_DEAD) {
         status = co->costatus_err;
         if (status != VM_OK) {
-            /* Report the error the coroutine died with (once). */
-            Value e = co->stack[1];
+            /* Report the error the coroutine died with (once), and forget its frames. */
+            Value e = co->errval;
             co->costatus_err = VM_OK;
+            co->ci = &co->base_ci;
+            co->top = co->stack + 1;
             vm_pushbool(S, false);
             vm_push(S, e);
             return 2;

@@ -1,24 +1,46 @@
-/* vm_lib_debug.c: Lua's debug library without hooks and locals: traceback, getinfo,
- * getmetatable/setmetatable (on any type), getupvalue/setupvalue, upvalueid/upvaluejoin,
- * getregistry, getuservalue/setuservalue (no userdata has user values yet), setcstacklimit. */
+/* vm_lib_debug.c: Lua's debug library: traceback, getinfo, getlocal/setlocal,
+ * sethook/gethook (the hooks themselves: vm/vm_hook.c), getmetatable/setmetatable (on any
+ * type), getupvalue/setupvalue, upvalueid/upvaluejoin, getregistry, getuservalue/setuservalue
+ * (no userdata has user values yet), setcstacklimit. Every function that takes a thread
+ * first works on that coroutine's frames (levels as lua_getstack counts them). */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "vm_compile.h"
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
 
-/* debug.traceback([msg [, level]]) */
+/* The optional thread argument of most functions (lua5.4's getthread): [L1] and the index
+ * of the argument before the others. */
+static State *getthread(State *S, int *arg) {
+    const Value *v = vm_at(S, 1);
+    if (v->tt == VT_THREAD) {
+        *arg = 1;
+        return v->u.th;
+    }
+    *arg = 0;
+    return S;
+}
+
+static bool isfunction(const Value *v) { return v->tt == VT_LFUNC || v->tt == VT_CFUNC; }
+
+/* debug.traceback([thread,] [msg [, level]]): level 1 by default for this coroutine (not
+ * traceback itself), 0 for another. */
 static int db_traceback(State *S) {
-    const Value *m = vm_at(S, 1);
+    int arg;
+    State *L1 = getthread(S, &arg);
+    const Value *m = vm_at(S, arg + 1);
     if (!vm_isnil(m) && m->tt != VT_STR && !vm_isnumber(m)) {
-        vm_settop(S, 1);
+        vm_settop(S, arg + 1);
         return 1; /* a non-string message is returned untouched */
     }
-    int level = (int)vm_opt_integer(S, 2, 1);
+    vm_Integer level = vm_opt_integer(S, arg + 2, L1 == S ? 1 : 0);
     const char *msg = NULL;
-    if (!vm_isnil(m)) msg = vm_check_string(S, 1)->data;
-    vm_push(S, vm_str(vm_traceback(S, msg, level < 0 ? 0 : level)));
+    if (!vm_isnil(m)) msg = vm_check_string(S, arg + 1)->data;
+    int lv = level < 0 ? -1 : level > INT32_MAX ? INT32_MAX : (int)level;
+    vm_push(S, vm_str(vm_traceback_of(S, L1, msg, lv)));
     return 1;
 }
 
@@ -28,64 +50,171 @@ static void setstr(State *S, Table *t, const char *k, const char *v) {
     vm_setfield(S, t, k, vm_str(vm_string_newc(S, v)));
 }
 
-/* debug.getinfo(f | level [, what]): the fields of lua5.4's getinfo that need no hooks. */
+/* The lines of [p]'s instructions as a set (getinfo's 'L'). */
+static Value activelines(State *S, const Proto *p) {
+    Table *t = vm_table_new(S, 0, 0);
+    Value v = vm_table(t);
+    if (p->lineinfo != NULL) {
+        Value yes = vm_bool(true);
+        for (int pc = 0; pc < p->ncode; pc++) vm_table_setint(S, t, p->lineinfo[pc], &yes);
+    }
+    return v;
+}
+
+/* debug.getinfo([thread,] f | level [, what]): lua5.4's fields, for the options in [what]
+ * ("flnSrtu" by default; 'L' adds activelines). A level beyond the stack gives nil; an option
+ * that is not one of those is an error. */
 static int db_getinfo(State *S) {
-    const Value *a = vm_at(S, 1);
+    int arg;
+    State *L1 = getthread(S, &arg);
+    const char *what = "flnSrtu";
+    if (!vm_isnil(vm_at(S, arg + 2))) what = vm_check_string(S, arg + 2)->data;
+    if (what[0] == '>') vm_arg_error(S, arg + 2, "invalid option '>'");
     CallInfo *ci = NULL;
     Value f;
-    if (vm_isnumber(a)) {
-        vm_Integer level = vm_check_integer(S, 1);
-        ci = S->ci;
-        for (vm_Integer i = 0; i < level && ci != NULL; i++) ci = ci->prev;
-        if (ci == NULL || ci == &S->base_ci || level < 0) {
+    if (isfunction(vm_at(S, arg + 1))) {
+        f = *vm_at(S, arg + 1);
+    } else {
+        ci = vm_getstack(L1, vm_check_integer(S, arg + 1));
+        if (ci == NULL) {
             vm_pushnil(S);
             return 1;
         }
-        f = *ci->func;
-    } else {
-        vm_check_type(S, 1, VT_LFUNC);
-        f = *a;
+        f = *ci->func; /* nil for the main thread's base frame: a C function without value */
     }
+    for (const char *o = what; *o; o++)
+        if (strchr("SlutnrLf", *o) == NULL) vm_arg_error(S, arg + 2, "invalid option");
+    bool lua = f.tt == VT_LFUNC && (ci == NULL || !(ci->callstatus & CIST_C));
+    const Proto *p = lua ? f.u.lf->p : NULL;
     Table *t = vm_table_new(S, 0, 16);
-    vm_setfield(S, t, "func", f);
-    if (f.tt == VT_LFUNC) {
-        Proto *p = f.u.lf->p;
-        char id[VM_IDSIZE];
-        const char *src = p->source ? p->source->data : "=?";
-        vm_chunkid(id, sizeof id, src, strlen(src));
-        setstr(S, t, "source", src);
-        setstr(S, t, "short_src", id);
-        setint(S, t, "linedefined", p->linedefined);
-        setint(S, t, "lastlinedefined", p->lastlinedefined);
-        setstr(S, t, "what", p->linedefined == 0 ? "main" : "Lua");
-        setint(S, t, "nups", p->nupvals);
-        setint(S, t, "nparams", p->numparams);
-        vm_setfield(S, t, "isvararg", vm_bool(p->is_vararg));
-        setint(S, t, "currentline", ci ? vm_currentline(ci) : -1);
-    } else {
-        setstr(S, t, "source", "=[C]");
-        setstr(S, t, "short_src", "[C]");
-        setint(S, t, "linedefined", -1);
-        setint(S, t, "lastlinedefined", -1);
-        setstr(S, t, "what", "C");
-        setint(S, t, "nups", f.tt == VT_CFUNC ? f.u.cf->h.extra : 0);
-        setint(S, t, "nparams", 0);
-        vm_setfield(S, t, "isvararg", vm_bool(true));
-        setint(S, t, "currentline", -1);
+    vm_push(S, vm_table(t)); /* keeps it reachable while it fills */
+    if (strchr(what, 'S')) {
+        if (lua) {
+            char id[VM_IDSIZE];
+            const char *src = p->source ? p->source->data : "=?";
+            vm_chunkid(id, sizeof id, src, strlen(src));
+            setstr(S, t, "source", src);
+            setstr(S, t, "short_src", id);
+            setint(S, t, "linedefined", p->linedefined);
+            setint(S, t, "lastlinedefined", p->lastlinedefined);
+            setstr(S, t, "what", p->linedefined == 0 ? "main" : "Lua");
+        } else {
+            setstr(S, t, "source", "=[C]");
+            setstr(S, t, "short_src", "[C]");
+            setint(S, t, "linedefined", -1);
+            setint(S, t, "lastlinedefined", -1);
+            setstr(S, t, "what", "C");
+        }
     }
-    if (ci != NULL) {
+    if (strchr(what, 'l')) setint(S, t, "currentline", ci != NULL && lua ? vm_currentline(ci) : -1);
+    if (strchr(what, 'u')) {
+        setint(S, t, "nups", lua ? p->nupvals : f.tt == VT_CFUNC ? f.u.cf->h.extra : 0);
+        setint(S, t, "nparams", lua ? p->numparams : 0);
+        vm_setfield(S, t, "isvararg", vm_bool(lua ? p->is_vararg : true));
+    }
+    if (strchr(what, 'n')) {
         const char *name = NULL;
-        const char *kind = vm_callname(S, ci, &name);
+        const char *kind = ci != NULL ? vm_callname(L1, ci, &name) : NULL;
         if (kind != NULL && name != NULL) {
             setstr(S, t, "name", name);
             setstr(S, t, "namewhat", kind);
         } else {
             setstr(S, t, "namewhat", "");
         }
-        vm_setfield(S, t, "istailcall", vm_bool((ci->callstatus & CIST_TAIL) != 0));
     }
-    vm_push(S, vm_table(t));
+    if (strchr(what, 'r')) {
+        bool tran = ci != NULL && (ci->callstatus & CIST_TRAN);
+        setint(S, t, "ftransfer", tran ? L1->ftransfer : 0);
+        setint(S, t, "ntransfer", tran ? L1->ntransfer : 0);
+    }
+    if (strchr(what, 't')) vm_setfield(S, t, "istailcall", vm_bool(ci != NULL && (ci->callstatus & CIST_TAIL)));
+    if (strchr(what, 'L') && lua) vm_setfield(S, t, "activelines", activelines(S, p));
+    if (strchr(what, 'f')) vm_setfield(S, t, "func", f);
     return 1;
+}
+
+/* debug.getlocal([thread,] f | level, n): a function gives the name of its parameter n; a
+ * level gives the name and value of local n (negative: the n-th extra argument). */
+static int db_getlocal(State *S) {
+    int arg;
+    State *L1 = getthread(S, &arg);
+    vm_Integer n = vm_check_integer(S, arg + 2);
+    const Value *fv = vm_at(S, arg + 1);
+    if (isfunction(fv)) {
+        const char *name = fv->tt == VT_LFUNC ? vm_paramname(fv->u.lf->p, n) : NULL;
+        vm_push(S, name ? vm_str(vm_string_newc(S, name)) : vm_nil());
+        return 1;
+    }
+    CallInfo *ci = vm_getstack(L1, vm_check_integer(S, arg + 1));
+    if (ci == NULL) vm_arg_error(S, arg + 1, "level out of range");
+    Value *pos;
+    const char *name = vm_findlocal(L1, ci, n, &pos);
+    if (name == NULL) {
+        vm_pushnil(S);
+        return 1;
+    }
+    Value v = *pos;
+    vm_pushcstr(S, name);
+    vm_push(S, v);
+    return 2;
+}
+
+/* debug.setlocal([thread,] level, n, value): the name of the local set, or nil. */
+static int db_setlocal(State *S) {
+    int arg;
+    State *L1 = getthread(S, &arg);
+    vm_Integer level = vm_check_integer(S, arg + 1);
+    vm_Integer n = vm_check_integer(S, arg + 2);
+    CallInfo *ci = vm_getstack(L1, level);
+    if (ci == NULL) vm_arg_error(S, arg + 1, "level out of range");
+    vm_check_any(S, arg + 3);
+    Value *pos;
+    const char *name = vm_findlocal(L1, ci, n, &pos);
+    if (name != NULL) *pos = *vm_at(S, arg + 3);
+    vm_push(S, name ? vm_str(vm_string_newc(S, name)) : vm_nil());
+    return 1;
+}
+
+/* debug.sethook([thread,] hook, mask [, count]) and debug.sethook([thread]) to remove it. */
+static int db_sethook(State *S) {
+    int arg;
+    State *L1 = getthread(S, &arg);
+    Value hook = vm_nil();
+    unsigned mask = 0;
+    int count = 0;
+    if (!vm_isnil(vm_at(S, arg + 1))) {
+        const char *smask = vm_check_string(S, arg + 2)->data;
+        vm_check_type(S, arg + 1, VT_LFUNC); /* any function */
+        vm_Integer c = vm_opt_integer(S, arg + 3, 0);
+        count = c > INT32_MAX ? INT32_MAX : c < INT32_MIN ? INT32_MIN : (int)c;
+        if (strchr(smask, 'c')) mask |= VM_MASKCALL;
+        if (strchr(smask, 'r')) mask |= VM_MASKRET;
+        if (strchr(smask, 'l')) mask |= VM_MASKLINE;
+        if (count > 0) mask |= VM_MASKCOUNT;
+        hook = *vm_at(S, arg + 1);
+    }
+    vm_sethook(L1, hook, mask, count);
+    return 0;
+}
+
+/* debug.gethook([thread]): the hook, its mask and count; nil without a hook. */
+static int db_gethook(State *S) {
+    int arg;
+    State *L1 = getthread(S, &arg);
+    if (L1->hookmask == 0) {
+        vm_pushnil(S);
+        return 1;
+    }
+    char smask[4];
+    int i = 0;
+    if (L1->hookmask & VM_MASKCALL) smask[i++] = 'c';
+    if (L1->hookmask & VM_MASKRET) smask[i++] = 'r';
+    if (L1->hookmask & VM_MASKLINE) smask[i++] = 'l';
+    smask[i] = '\0';
+    vm_push(S, L1->hook);
+    vm_pushcstr(S, smask);
+    vm_pushint(S, L1->basehookcount);
+    return 3;
 }
 
 static int db_getmetatable(State *S) {
@@ -236,6 +365,8 @@ static int db_setupvalue(State *S) {
 
 static const LibReg dblib[] = {
     {"traceback", db_traceback},       {"getinfo", db_getinfo},
+    {"getlocal", db_getlocal},         {"setlocal", db_setlocal},
+    {"sethook", db_sethook},           {"gethook", db_gethook},
     {"getmetatable", db_getmetatable}, {"setmetatable", db_setmetatable},
     {"getupvalue", db_getupvalue},     {"setupvalue", db_setupvalue},
     {"getregistry", db_getregistry},   {"getuservalue", db_getuservalue},
