@@ -274,9 +274,15 @@ static void pmain(State *S, void *ud) {
     job->ok = true;
 }
 
+/* lua.c calls pmain through lua_pcall: one nested C call under every chunk, which the
+ * traceback shows as its last line ("[C]: in ?", the base frame here). It is counted as
+ * lua5.4 counts it, so that the limits on nested C calls and coroutines ("C stack
+ * overflow" at VM_MAXCCALLS) fall at the depths they fall at in lua5.4. */
 static void main_body(State *S, void *ud) {
     LuaJob *job = ud;
+    S->nCcalls++;
     job->status = vm_protect(S, pmain, job);
+    S->nCcalls--;
 }
 
 int cli_run_lua(State *S, const LuaArgs *la) {

@@ -71,12 +71,22 @@ static void save_line(const char *line) {
 }
 
 /* Prompt, read and push a line (firstline: "=x" becomes "return x"); false at end of
- * input. */
+ * input, with what lua5.4 leaves on its stack then pushed instead: its prompt variable's
+ * value (nil, or the prompt string when it is set), which the loop reports as the message
+ * of a statement left incomplete at the end ("(null)" for nil, as lua5.4 prints it). */
 static bool pushline(State *S, bool firstline) {
     char *prompt = get_prompt(S, firstline);
     char *line = read_line(S, prompt);
+    if (line == NULL) {
+        Value p = vm_getglobal(S, firstline ? "_PROMPT" : "_PROMPT2");
+        if (vm_isnil(&p))
+            vm_pushnil(S);
+        else
+            vm_pushcstr(S, prompt);
+        free(prompt);
+        return false;
+    }
     free(prompt);
-    if (line == NULL) return false;
     if (firstline && line[0] == '=')
         vm_pushfstring(S, "return %s", line + 1);
     else
@@ -117,6 +127,7 @@ static int multiline(State *S, int idx) {
         String *code = vm_at(S, idx)->u.s;
         int st = vm_load(S, code->data, code->len, "=stdin", NULL, true);
         if (!incomplete(S, st) || !pushline(S, false)) {
+            /* the message, or what pushline left at the end of input */
             save_line(vm_at(S, idx)->u.s->data);
             return st;
         }
@@ -130,7 +141,10 @@ static int multiline(State *S, int idx) {
  * input, with nothing pushed. */
 static int loadline(State *S) {
     int base = vm_gettop(S);
-    if (!pushline(S, true)) return -1;
+    if (!pushline(S, true)) {
+        vm_settop(S, base);
+        return -1;
+    }
     int st = addreturn(S);
     if (st != VM_OK) st = multiline(S, base + 1);
     vm_remove(S, base + 1); /* the line */

@@ -141,6 +141,7 @@ CASES = [
     ("i with dash", ["-i", "-", "a"], {}, "print('stdin', ...)\nprint('more')\n"),
     ("i with warnings", ["-W", "-i"], {}, "warn('w1')\nwarn('@off')\nwarn('w2')\n"),
     ("i end of input in continuation", ["-i"], {}, "for i = 1, 2 do\nprint(i)\n"),
+    ("i end of input in continuation with _PROMPT2", ["-i"], {}, "_PROMPT2 = '>>>'\nlocal function f()\n"),
     ("i syntax errors", ["-i"], {}, "x = = 1\n'unfinished\nreturn return\n)\n"),
     ("i empty lines", ["-i"], {}, "\n\n1\n\n"),
     ("i after failing script", ["-i", "fail.lua"], {}, "print('not reached')\n"),
@@ -154,10 +155,11 @@ X_CASES = ["e twice in order", "shebang", "script runtime error", "LUA_INIT", "l
            "warn from script", "i after e", "dash after options", "unknown option", "e missing argument"]
 
 
-def clean_env(extra):
+def clean_env(extra, inputrc):
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUA_")}
-    # readline: no terminal features, no user key bindings, in both programs
-    env.update({"TERM": "dumb", "INPUTRC": "/dev/null"})
+    # readline: no terminal features, no user key bindings (an empty file: /dev/null is
+    # not always empty in a sandbox), in both programs
+    env.update({"TERM": "dumb", "INPUTRC": inputrc})
     for k, v in extra.items():
         if v is None:
             env.pop(k, None)
@@ -166,17 +168,21 @@ def clean_env(extra):
     return env
 
 
+# The prompts the cases use (the defaults and REPL's _PROMPT and _PROMPT2).
+PROMPTS = ("> ", ">> ", "$ ", ">>>")
+
+
 def strip_echo(out, stdin):
-    """lua5.4's stdout without readline's echo of each line read after a prompt."""
+    """lua5.4's stdout without readline's echo of each line it read: the line and its
+    newline right after the next prompt."""
     res, pos = [], 0
     for line in stdin.splitlines():
-        want = line + "\n"
-        # the echo follows a prompt: find the next occurrence after the current point
-        k = out.find(want, pos)
-        if k < 0:
+        hits = [(k + len(p), p) for p in PROMPTS for k in [out.find(p + line + "\n", pos)] if k >= 0]
+        if not hits:
             break
+        k = min(hits)[0]
         res.append(out[pos:k])
-        pos = k + len(want)
+        pos = k + len(line) + 1
     res.append(out[pos:])
     return "".join(res)
 
@@ -199,7 +205,9 @@ def run_case(tandem, readline, check, name, args, env_extra, stdin, x_opts=None)
     with tempfile.TemporaryDirectory() as tmp:
         cwd = os.path.join(tmp, "cwd")
         shutil.copytree(FILES, cwd)
-        env = clean_env(env_extra)
+        inputrc = os.path.join(tmp, "inputrc")
+        open(inputrc, "w").close()
+        env = clean_env(env_extra, inputrc)
         lua = th.run_once([LUA, *args], cwd=cwd, env=env, stdin=stdin, timeout=30)
         targs = args
         if x_opts is not None:
