@@ -56,6 +56,51 @@ typedef struct Options {
     const char *pathprof_oracle; /* TANDEM_PATH_ORACLE builds; NULL: none */
 } Options;
 
+/* lua.c's options, as main found them (collect_args), for the part of the command line
+ * that runs Lua code (cli_lua.c). argv[1 .. optlim-1] are options (lua's and Tandem's, in
+ * their order); argv[script] is the script ("-": stdin), 0 when there is none (also
+ * when "--" ends the command line, as in lua5.4). */
+typedef struct LuaArgs {
+    int argc;
+    char **argv;
+    int script;
+    int optlim;
+    bool has_i;      /* -i: the interactive loop after the script */
+    bool has_v;      /* -v (or -i): the version line first */
+    bool has_e;      /* -e: with no script, stdin is not read */
+    bool has_E;      /* -E: LUA_INIT, LUA_PATH and LUA_CPATH ignored */
+} LuaArgs;
+
+/* The version line of -v, -i and the interactive banner. */
+#define CLI_VERSION "Tandem 0.1 (Lua 5.4 compatible)"
+/* The name messages start with ("tandem: "), whatever argv[0] is (cli/README.md). */
+#define CLI_PROGNAME "tandem"
+
+struct State;
+/* What lua.c's pmain does once the options are known to be good: the version line, the
+ * arg table, LUA_INIT, -e/-l/-W in their order, the script, then the interactive loop (-i,
+ * or no script, no -e, no -v and a terminal on stdin) or stdin as a script. Returns the
+ * exit status: 0, or 1 after an error was reported. Runs as language thread 1. */
+int cli_run_lua(struct State *S, const LuaArgs *la);
+
+/* Print the message on the top as lua.c's report does ("tandem: " first unless [quiet]: the
+ * interactive loop names nobody) and pop it. */
+void cli_report(struct State *S, bool quiet);
+
+/* cli_lua.c's protected call of the function under [nargs] arguments (vm_docall) and its
+ * report of a failure: "tandem: " (unless [quiet]: the interactive loop names nobody) and
+ * the message. Returns the VM_* status. */
+int cli_docall(struct State *S, int nargs, int nresults, bool quiet);
+
+/* The whole file [path] (NULL: stdin) in a malloc'd buffer; NULL with errno set and *what
+ * saying what failed ("open" or "read", for lua5.4's "cannot open x: ..."). */
+char *cli_read_file(const char *path, size_t *len, const char **what);
+
+/* The interactive loop (cli_repl.c): read a line, run it (as an expression whose values
+ * are printed, else as statements, reading more lines while they are incomplete), until
+ * end of input. With line editing and history when the build has readline. */
+void cli_repl(struct State *S);
+
 /* Parse one "-Xname[=value]" argument into [opt]. Returns false after printing why it is bad
  * (the option's name and its valid values). */
 bool cli_parse_xoption(const char *arg, Options *opt);

@@ -16,71 +16,28 @@
 #include "vm_prof.h"
 #include "vm_thread.h"
 
+/* lua5.4's usage message (with this program's name), then Tandem's own options. */
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: tandem [options] script [args...]\n"
-            "       tandem -c script.lua [-o out.tbc]\n"
-            "options:\n"
-            "  -e chunk      run the string 'chunk' (before the script, if any)\n"
-            "  -c file       compile file to bytecode (output: -o, default file with .tbc)\n"
-            "  -o file       output file for -c\n"
-            "  -X            list the -X options\n"
-            "  -Xname=value  set a runtime option\n"
-            "  -v            print the version\n"
-            "  -h            print this help\n"
-            "  script        a Lua source file or a Tandem bytecode file; '-' reads stdin\n");
-}
-
-/* ======================================================================
- * Files
- * ====================================================================== */
-
-/* Whole file (or stdin for "-") in a malloc'd buffer; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL) return NULL;
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    int err = ferror(f);
-    if (f != stdin) fclose(f);
-    if (err) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
-static char *chunkname_for(const char *path) {
-    /* "=stdin" is longer than "-": sized for the name it gets (it overflowed malloc(3),
-     * found by ASan) */
-    const char *name = strcmp(path, "-") == 0 ? "=stdin" : NULL;
-    size_t n = name ? strlen(name) : strlen(path) + 1;
-    char *c = malloc(n + 1);
-    if (c == NULL) abort();
-    if (name) {
-        memcpy(c, name, n + 1);
-    } else {
-        c[0] = '@';
-        memcpy(c + 1, path, n);
-    }
-    return c;
+            "usage: %s [options] [script [args]]\n"
+            "Available options are:\n"
+            "  -e stat   execute string 'stat'\n"
+            "  -i        enter interactive mode after executing 'script'\n"
+            "  -l mod    require library 'mod' into global 'mod'\n"
+            "  -l g=mod  require library 'mod' into global 'g'\n"
+            "  -v        show version information\n"
+            "  -E        ignore environment variables\n"
+            "  -W        turn warnings on\n"
+            "  --        stop handling options\n"
+            "  -         stop handling options and execute stdin\n"
+            "Tandem's options:\n"
+            "  -c file   compile 'file' to bytecode (output: -o, default file with .tbc)\n"
+            "  -o file   output file for -c\n"
+            "  -X        list the -X options\n"
+            "  -Xname=value  set a runtime option (anywhere before the script)\n"
+            "  -h        show this help\n"
+            "  script    a Lua source file or a Tandem bytecode file (.tbc)\n",
+            CLI_PROGNAME);
 }
 
 /* ======================================================================
@@ -100,19 +57,21 @@ static void f_compile(State *S, void *ud) {
     j->p = vm_compile(S, j->buf, j->len, j->chunkname, &j->err);
 }
 
-static void print_syntax_error(const char *path, const CompileError *e) {
-    fprintf(stderr, "%s:%d:%d: %s\n", strcmp(path, "-") == 0 ? "stdin" : path, e->line, e->col, e->msg);
-}
-
-/* Compile [path]; NULL after reporting the problem. */
+/* Compile [path] ("-": stdin) for -c and -Xdump=bytecode; NULL after reporting the
+ * problem. */
 static Proto *compile_file(State *S, const char *path) {
+    bool in = strcmp(path, "-") == 0;
+    const char *what;
     size_t len;
-    char *buf = read_file(path, &len);
+    char *buf = cli_read_file(in ? NULL : path, &len, &what);
     if (buf == NULL) {
-        fprintf(stderr, "tandem: cannot open %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "tandem: cannot %s %s: %s\n", what, in ? "stdin" : path, strerror(errno));
         return NULL;
     }
-    CompileJob j = {buf, len, chunkname_for(path), NULL, {0, 0, {0}}};
+    char *chunkname = malloc(strlen(path) + 8);
+    if (chunkname == NULL) abort();
+    sprintf(chunkname, "%s%s", in ? "=" : "@", in ? "stdin" : path);
+    CompileJob j = {buf, len, chunkname, NULL, {0, 0, {0}}};
     if (len >= VM_BC_SIGLEN && memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) == 0) {
         char why[256];
         j.p = vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why);
@@ -128,7 +87,7 @@ static Proto *compile_file(State *S, const char *path) {
         fprintf(stderr, "tandem: %s: %s\n", path, vm_last_error(S));
         return NULL;
     }
-    if (j.p == NULL) print_syntax_error(path, &j.err);
+    if (j.p == NULL) fprintf(stderr, "tandem: %s:%d:%d: %s\n", in ? "stdin" : path, j.err.line, j.err.col, j.err.msg);
     return j.p;
 }
 
@@ -159,47 +118,6 @@ static int do_compile(State *S, const char *in, const char *out) {
     free(bytes);
     free(outname);
     return 0;
-}
-
-/* Sets the global 'arg': arg[0] = script, arg[1..] = its arguments, negative indices for
- * the interpreter and its options. */
-typedef struct ArgJob {
-    int argc;
-    char **argv;
-    int script;
-} ArgJob;
-
-static void f_setargs(State *S, void *ud) {
-    ArgJob *a = ud;
-    Table *t = vm_table_new(S, (uint32_t)(a->argc - a->script), 4);
-    for (int i = 0; i < a->argc; i++) {
-        Value v = vm_str(vm_string_newc(S, a->argv[i]));
-        vm_table_setint(S, t, (vm_Integer)(i - a->script), &v);
-    }
-    vm_setglobal(S, "arg", vm_table(t));
-}
-
-static int report_run(State *S, int status, const char *tb, const char *path) {
-    if (status == VM_OK) return 0;
-    int line, col;
-    const char *msg;
-    if (status == VM_ERRSYNTAX && vm_last_compile_error(&line, &col, &msg)) {
-        fprintf(stderr, "%s:%d:%d: %s\n", path, line, col, msg);
-        return 1;
-    }
-    fprintf(stderr, "tandem: %s\n", vm_last_error(S));
-    if (tb) fprintf(stderr, "%s\n", tb);
-    return 1;
-}
-
-static int run_buffer(State *S, const char *buf, size_t len, const char *chunkname, const char *path,
-                      int nargs, char **args) {
-    char *tb = NULL;
-    int st = vm_run_buffer(S, buf, len, chunkname, nargs, args, &tb);
-    fflush(stdout);
-    int code = report_run(S, st, tb, path);
-    free(tb);
-    return code;
 }
 
 /* The program has ended with [code]: write the profile (if any); a profile that cannot be
@@ -253,50 +171,105 @@ static int finish(int code) {
     return code;
 }
 
+/* lua.c's collectargs with Tandem's options among lua's: fills [la], [opt] and the
+ * compile mode's files. Returns -1 when the command line is good, else the exit status,
+ * after what had to be printed: a bad lua option gets lua5.4's message and usage and 1 (as
+ * lua5.4); a bad -X option, or -c or -o without its file, a message and 2 (Tandem's own
+ * options, cli/README.md); -X and -h their listing and 0. */
+static int collect_args(int argc, char **argv, LuaArgs *la, Options *opt, const char **cin, const char **cout) {
+    la->argc = argc;
+    la->argv = argv;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        la->optlim = la->script = i;
+        if (a[0] != '-') return -1; /* the script */
+        bool alone = a[1] != '\0' && a[2] == '\0';
+        switch (a[1]) {
+        case '-':
+            if (a[2] == '\0') { /* "--": the next argument is the script, even "-"; none */
+                la->optlim = i + 1;
+                la->script = i + 1 < argc ? i + 1 : 0;
+                return -1;
+            }
+            if (strcmp(a, "--help") == 0) {
+                usage(stdout);
+                return 0;
+            }
+            if (strcmp(a, "--version") != 0) goto bad;
+            la->has_v = true;
+            break;
+        case '\0': /* "-": stdin is the script */
+            return -1;
+        case 'E':
+            if (!alone) goto bad;
+            la->has_E = true;
+            break;
+        case 'W':
+            if (!alone) goto bad;
+            break;
+        case 'i':
+            if (!alone) goto bad;
+            la->has_i = la->has_v = true;
+            break;
+        case 'v':
+            if (!alone) goto bad;
+            la->has_v = true;
+            break;
+        case 'e':
+        case 'l':
+            la->has_e |= a[1] == 'e';
+            if (a[2] == '\0') { /* the chunk or module is the next argument, not an option */
+                if (i + 1 >= argc || argv[i + 1][0] == '-') {
+                    fprintf(stderr, "%s: '%s' needs argument\n", CLI_PROGNAME, a);
+                    usage(stderr);
+                    return 1;
+                }
+                i++;
+            }
+            break;
+        case 'X':
+            if (a[2] == '\0') {
+                cli_list_xoptions(stdout);
+                return 0;
+            }
+            if (!cli_parse_xoption(a, opt)) return EXIT_USAGE;
+            break;
+        case 'c':
+        case 'o':
+            if (!alone) goto bad;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "%s: option '%s' needs an argument\n", CLI_PROGNAME, a);
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            *(a[1] == 'c' ? cin : cout) = argv[++i];
+            break;
+        case 'h':
+            if (!alone) goto bad;
+            usage(stdout);
+            return 0;
+        default:
+            goto bad;
+        }
+    }
+    la->optlim = i;
+    la->script = 0; /* no script */
+    return -1;
+bad:
+    fprintf(stderr, "%s: unrecognized option '%s'\n", CLI_PROGNAME, argv[i]);
+    usage(stderr);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     Options opt = {0};
     opt.jit_on = TANDEM_JIT; /* -Xjit=on is the default where the JIT is built (jit/README.md) */
     opt.stage = VM_STAGE_FULL;
     const char *compile_in = NULL, *compile_out = NULL;
-    const char *chunks[32];
-    int nchunks = 0;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || strcmp(a, "-") == 0) break;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (strcmp(a, "-X") == 0) {
-            cli_list_xoptions(stdout);
-            return 0;
-        } else if (strncmp(a, "-X", 2) == 0) {
-            if (!cli_parse_xoption(a, &opt)) return EXIT_USAGE;
-        } else if (strcmp(a, "-c") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-e") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "tandem: option '%s' needs an argument\n", a);
-                usage(stderr);
-                return EXIT_USAGE;
-            }
-            if (a[1] == 'c')
-                compile_in = argv[++i];
-            else if (a[1] == 'o')
-                compile_out = argv[++i];
-            else if (nchunks < 32)
-                chunks[nchunks++] = argv[++i];
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
-            printf("Tandem 0.1 (Lua 5.4 compatible)\n");
-            return 0;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "tandem: unknown option '%s'\n", a);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
+    LuaArgs la = {0};
+    int bad = collect_args(argc, argv, &la, &opt, &compile_in, &compile_out);
+    if (bad >= 0) return bad;
     if (opt.sequential && (opt.stage == VM_STAGE_ENQUEUE || opt.stage == VM_STAGE_COMMUNICATE)) {
         fprintf(stderr, "tandem: -Xprofile.stage=%s needs -Xanalysis=concurrent (sequential analysis has no buffer "
                         "to stop at)\n", opt.stage == VM_STAGE_ENQUEUE ? "enqueue" : "communicate");
@@ -381,11 +354,12 @@ int main(int argc, char **argv) {
 
     if (compile_in) return do_compile(S, compile_in, compile_out);
 
-    if (i >= argc && nchunks == 0) {
-        usage(stderr);
+    /* The script -Xdump=bytecode lists: a file, or stdin for "-" */
+    const char *script = la.script > 0 ? argv[la.script] : NULL;
+    if (opt.dump_bytecode && script == NULL) {
+        fprintf(stderr, "tandem: -Xdump=bytecode needs a script to list\n");
         return EXIT_USAGE;
     }
-    const char *script = i < argc ? argv[i] : NULL;
     VmPathprofOptions ppopt = {(uint64_t)opt.pathprof_limit, opt.pathprof_oracle};
     vm_pathprof_configure(&ppopt);
     if (!opt.dump_bytecode) {
@@ -406,48 +380,11 @@ int main(int argc, char **argv) {
 #endif
     jit_configure(&jopt);
 #endif
-    ArgJob aj = {argc, argv, script ? i : argc};
-    if (vm_protect(S, f_setargs, &aj) != VM_OK) {
-        fprintf(stderr, "tandem: %s\n", vm_last_error(S));
-        return finish(1);
-    }
-    for (int c = 0; c < nchunks; c++) {
-        int code = run_buffer(S, chunks[c], strlen(chunks[c]), "=(command line)", "(command line)", 0, NULL);
-        if (code) return finish(code);
-    }
-    if (script == NULL) return finish(0);
-
     if (opt.dump_bytecode) {
         Proto *p = compile_file(S, script);
         if (p == NULL) return 1;
         vm_bytecode_list(stdout, p);
         return 0;
     }
-    if (strcmp(script, "-") != 0) {
-        char *dup = strdup(script);
-        S->g->script_dir = strdup(dirname(dup));
-        free(dup);
-    }
-    size_t len;
-    char *buf = read_file(script, &len);
-    if (buf == NULL) {
-        fprintf(stderr, "tandem: cannot open %s: %s\n", script, strerror(errno));
-        return finish(1);
-    }
-    size_t slen = strlen(script);
-    if (slen > 4 && strcmp(script + slen - 4, ".tbc") == 0 &&
-        (len < VM_BC_SIGLEN || memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) != 0)) {
-        /* A .tbc file is bytecode: an empty or foreign one is refused, not run as source. */
-        char why[256];
-        if (vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why) == NULL) {
-            fprintf(stderr, "tandem: %s: bad bytecode: %s\n", script, why);
-            free(buf);
-            return finish(1);
-        }
-    }
-    char *chunkname = chunkname_for(script);
-    int code = run_buffer(S, buf, len, chunkname, script, argc - i - 1, argv + i + 1);
-    free(buf);
-    free(chunkname);
-    return finish(code);
+    return finish(cli_run_lua(S, &la));
 }

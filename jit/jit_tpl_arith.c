@@ -95,6 +95,9 @@ void tpl_arith(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     case OP_BOR: case OP_BORK: imn = ZYDIS_MNEMONIC_OR; break;
     default: imn = ZYDIS_MNEMONIC_XOR; break;
     }
+    /* x - 0 (the integer constant) is x + 0 for floats, as in the interpreter (SUBK):
+     * -0.0 - 0 is 0.0 in lua5.4 */
+    if (op == OP_SUBK && p->k[vm_c(i)].tt == VT_INT && p->k[vm_c(i)].u.i == 0) fmn = ZYDIS_MNEMONIC_ADDSD;
     arith(c, pc, ra, src_reg((int)vm_b(i)), cs, imn, fmn);
 }
 

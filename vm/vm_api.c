@@ -330,29 +330,37 @@ static void set_lasterror(State *S, const Value *v) {
         snprintf(lasterror, sizeof lasterror, "(error object is a %s value)", vm_typename(v));
 }
 
-/* Message handler of vm_run_buffer: error object to string plus traceback. */
+/* lua.c's message handler: a string (or number) error gets a traceback; another value is
+ * replaced by what its __tostring makes of it when that is a string (then without a
+ * traceback), else by "(error object is a T value)" with a traceback. */
 static int msghandler(State *S) {
     Value *e = vm_at(S, 1);
-    String *msg;
-    if (e->tt == VT_STR)
-        msg = e->u.s;
-    else if (vm_isnumber(e))
-        msg = vm_number_tostring(S, e);
-    else {
-        Table *mt = vm_metatable_of(S, e);
-        if (mt && !vm_isnil(vm_table_getstr(mt, S->g->tmname[TM_TOSTRING])))
-            msg = vm_tostring(S, e);
-        else
-            msg = vm_string_newc(S, e->tt == VT_NIL ? "nil" : "");
-        if (msg->len == 0 || e->tt == VT_NIL) {
-            char buf[120];
-            snprintf(buf, sizeof buf, "(error object is a %s value)", vm_typename(e));
-            msg = vm_string_newc(S, buf);
+    const char *msg;
+    if (e->tt == VT_STR) {
+        msg = e->u.s->data;
+    } else if (vm_isnumber(e)) {
+        msg = vm_number_tostring(S, e)->data;
+    } else {
+        Value tm = vm_getmetafield(S, e, "__tostring");
+        if (!vm_isnil(&tm)) {
+            vm_push(S, tm);
+            vm_push(S, *vm_at(S, 1));
+            vm_call(S, 1, 1);
+            if (vm_isstr(vm_at(S, vm_gettop(S)))) return 1;
         }
+        msg = vm_pushfstring(S, "(error object is a %s value)", vm_typename(vm_at(S, 1)))->data;
     }
-    String *tb = vm_traceback(S, msg->data, 1);
-    vm_push(S, vm_str(tb));
+    vm_push(S, vm_str(vm_traceback(S, msg, 1)));
     return 1;
+}
+
+int vm_docall(State *S, int nargs, int nresults) {
+    int base = vm_gettop(S) - nargs; /* the function's index */
+    vm_push(S, vm_cfunc(vm_newcfunction(S, msghandler, "msghandler", 0)));
+    vm_insert(S, base);
+    int st = vm_pcall_msgh(S, nargs, nresults, vm_savestack(S, S->ci->func + base));
+    vm_remove(S, base);
+    return st;
 }
 
 typedef struct RunArgs {
@@ -366,8 +374,6 @@ typedef struct RunArgs {
 
 static void f_run(State *S, void *ud) {
     RunArgs *r = ud;
-    vm_push(S, vm_cfunc(vm_newcfunction(S, msghandler, "msghandler", 0)));
-    ptrdiff_t h = vm_savestack(S, S->top - 1);
     int st = vm_load(S, r->buf, r->len, r->chunkname, NULL, true);
     if (st != VM_OK) {
         r->status = st;
@@ -375,7 +381,7 @@ static void f_run(State *S, void *ud) {
         vm_throw(S, st);
     }
     for (int i = 0; i < r->nargs; i++) vm_pushcstr(S, r->args[i]);
-    r->status = vm_pcall_msgh(S, r->nargs, 0, h);
+    r->status = vm_docall(S, r->nargs, 0);
     if (r->status != VM_OK) {
         S->errval = S->top[-1];
         vm_throw(S, r->status);

@@ -25,6 +25,13 @@ int vm_protect(State *S, void (*f)(State *S, void *ud), void *ud);
 int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, int nargs,
                   char **args, char **traceback);
 
+/* Call the function below the top [nargs] values as the `lua` command runs every chunk
+ * (lua.c's docall): protected, with a message handler that turns the error into a string
+ * and appends a traceback (not to what a __tostring metamethod made of an error value).
+ * Returns a VM_* status; the results, or the error message, replace function and
+ * arguments. Inside a protected call of [S]. */
+int vm_docall(State *S, int nargs, int nresults);
+
 /* Message of the last error (a static buffer valid until the next call). */
 const char *vm_last_error(State *S);
 

@@ -26,10 +26,12 @@
 /* Size of a coroutine's C stack. Deep C recursion inside a coroutine (metamethods calling
  * metamethods) stops with "C stack overflow" VM_CSTACK_SLACK bytes before the end, which
  * leaves room for library functions and the collector's suspend signal handler (about
- * 3.4 KB of kernel frame on this machine, see the dependency notes). ASan's redzones make
- * frames 2-3 times larger: its builds get 4 times the stack, so that programs stop at the
- * same depths (coroutines/c_stack_depth.lua: 150 nested pcalls). */
-#define VM_CSTACK_SIZE ((VM_ASAN ? 4 : 1) * 192 * 1024)
+ * 3.4 KB of kernel frame on this machine, see the dependency notes). It is large enough
+ * that nested C calls reach lua5.4's limit (VM_MAXCCALLS) before the stack's end: nested
+ * pcalls of compiled code take about 1 KB each (coroutines/nesting_limit.lua: 195 levels in
+ * a coroutine; 192 KB stopped at 170). ASan's redzones make frames 2-3 times larger: its
+ * builds get 4 times the stack, so that programs stop at the same depths. */
+#define VM_CSTACK_SIZE ((VM_ASAN ? 4 : 1) * 256 * 1024)
 #define VM_CSTACK_SLACK (32 * 1024)
 
 /* void vm_ctx_switch(void **save_sp, void *new_sp): save the callee-saved registers on the
@@ -147,7 +149,7 @@ static void init_cstack(State *S, State *co) {
     Global *g = S->g;
     co->cstacksize = VM_CSTACK_SIZE;
     /* A dead coroutine's stack is as good as a new one, and allocating a new one costs
-     * 192 KB of zeroing and collector churn per coroutine (coroutine_pipeline). */
+     * 256 KB of zeroing and collector churn per coroutine (coroutine_pipeline). */
     co->cstack = cstack_take(g);
     if (co->cstack == NULL) {
         co->cstack = vm_alloc(S, VM_CSTACK_SIZE);
@@ -196,7 +198,11 @@ int vm_coro_resume(State *S, State *co, int nargs) {
     co->top += nargs;
     S->top -= nargs;
     co->nxfer = nargs;
-    co->nCcalls = S->nCcalls + 1;
+    /* One more nested C call than the resumer, as lua_resume counts (LUAI_MAXCCALLS 200
+     * allows about 196 nested coroutines): a new coroutine's body is called through
+     * call_value (f_body), which adds that one; a suspended one continues where it yielded,
+     * so the resume adds it here. */
+    co->nCcalls = S->nCcalls + (co->costatus == CO_SUSPENDED_NEW ? 0 : 1);
     co->resumer = S;
     co->basestack = S->basestack; /* it runs in our language thread */
     /* Call depths continue the first resumer's (vm_state.h); the coroutine's frame records

@@ -617,7 +617,9 @@ L_ADDI: {
     ARITH_SLOW(TM_ADD, a, bp);
 }
     ARITH_OP(ADDK, TM_ADD, IADD(x, y), x + y, KC())
-    ARITH_OP(SUBK, TM_SUB, ISUB(x, y), x - y, KC())
+    /* x - c with the integer constant 0 is x + 0 in lua5.4 (it compiles x - c to ADDI x, -c
+     * for small c): -0.0 - 0 is 0.0. For any other c, x - c and x + (-c) are the same. */
+    ARITH_OP(SUBK, TM_SUB, ISUB(x, y), b->tt == VT_INT && b->u.i == 0 ? x + 0.0 : x - y, KC())
     ARITH_OP(MULK, TM_MUL, IMUL(x, y), x * y, KC())
     DIVMOD_OP(MODK, TM_MOD, vm_imod(x, y), vm_fmod(x, y), KC())
     FLOAT_OP(POWK, TM_POW, numpow(x, y), KC())

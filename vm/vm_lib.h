@@ -112,6 +112,10 @@ void vm_open_math(State *S);       /* vm_lib_math.c */
 void vm_open_os(State *S);         /* vm_lib_os.c */
 void vm_open_io(State *S);         /* vm_lib_io.c */
 void vm_open_package(State *S);    /* vm_lib_base.c: require, package.path, package.loaded */
+/* package.path and package.cpath set again from LUA_PATH_5_4/LUA_PATH and
+ * LUA_CPATH_5_4/LUA_CPATH (";;" is the default), or to the defaults when [use_env] is false
+ * (the command line's -E; vm_open_package reads the environment). */
+void vm_package_setpaths(State *S, bool use_env);
 void vm_open_debug(State *S);      /* vm_lib_debug.c: traceback, getinfo, ... */
 void vm_open_utf8(State *S);       /* vm_lib_utf8.c */
 void vm_open_ffi(State *S);        /* vm_lib_ffi.c: ffi.load, lib:func (libffi) */

@@ -164,7 +164,7 @@ typedef struct Global {
     String *memerrmsg;         /* preallocated "not enough memory" */
     Table *intern;             /* canonical names (vm_string_intern) */
     State *mainthread;
-    const char *script_dir;    /* folder of the main script, for require's search path (malloc'd) */
+    uint8_t warnmode;          /* VM_WARN_OFF/ON/CONT (vm_warn.h), under its lock */
     CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */
     void *cstack_cache[16];    /* C stacks of dead coroutines, reused by new ones (vm_coro.c) */
     int32_t ncstack_cache;

@@ -23,10 +23,46 @@ def main():
     check("bad -Xgc.stress value", code == 2 and "-Xgc.stress" in err, f"{code} {err!r}")
     code, out, err = run("-Xgc.maxheap=12q", "hello.lua")
     check("bad -Xgc.maxheap value", code == 2 and "-Xgc.maxheap" in err, f"{code} {err!r}")
+    # lua's options and their errors are lua5.4's (run_lua_cli_tests.py compares them); a
+    # bad lua option exits 1 as in lua5.4, Tandem's own options exit 2
     code, out, err = run("--frobnicate")
-    check("unknown option", code == 2 and "--frobnicate" in err and "usage" in err, f"{code} {err!r}")
-    code, out, err = run()
-    check("no script", code == 2 and "usage" in err, f"{code} {err!r}")
+    check("unknown option", code == 1 and "unrecognized option '--frobnicate'" in err and "usage" in err
+          and "-Xname=value" in err, f"{code} {err!r}")
+    code, out, err = run("-c")
+    check("-c without a file", code == 2 and "'-c' needs an argument" in err, f"{code} {err!r}")
+    code, out, err = run("-o", "x.tbc", "hello.lua")
+    check("-o without -c", code == 2 and "-o needs -c" in err, f"{code} {err!r}")
+    code, out, err = run("-Xdump=bytecode", "-e", "print(1)")
+    check("-Xdump=bytecode without a script", code == 2 and "needs a script" in err, f"{code} {err!r}")
+    code, out, err = run("-h")
+    check("-h", code == 0 and out.startswith("usage: tandem [options] [script [args]]\n") and "-X " in out,
+          f"{code} {out!r}")
+    code, out, err = run("-v")
+    check("-v", code == 0 and out == "Tandem 0.1 (Lua 5.4 compatible)\n" and err == "", f"{code} {out!r} {err!r}")
+    code, out, err = run(stdin="")
+    check("no script: stdin (empty) runs", code == 0 and out == "" and err == "", f"{code} {out!r} {err!r}")
+    # -X options are the interpreter's options: negative indices of arg, like lua's
+    code, out, err = run("-Xjit=off", "-e", "x = 1", "-Xgc.stress=9", "hello.lua", "a",
+                         "-e", "print(arg[-5] ~= nil, arg[-4], arg[-3], arg[-2], arg[-1], arg[0], arg[1])")
+    check("-X options in arg", code == 0 and out.endswith("hello, tandem 3\n"), f"{code} {out!r} {err!r}")
+    code, out, err = run("-Xjit=off", "-e", "x = 1", "-Xgc.stress=9", "-e",
+                         "print(arg[0] ~= nil, arg[1], arg[2], arg[3], arg[4], arg[5], arg[6])")
+    check("-X options in arg without a script",
+          code == 0 and out == "true\t-Xjit=off\t-e\tx = 1\t-Xgc.stress=9\t-e\tprint(arg[0] ~= nil, arg[1], "
+          "arg[2], arg[3], arg[4], arg[5], arg[6])\n", f"{code} {out!r} {err!r}")
+    # Tandem cannot load C libraries yet: it answers as lua5.4 built without dynamic
+    # libraries (Debian's lua5.4 has them, so this is not compared with it)
+    dlmsg = "dynamic libraries not enabled; check your Lua installation"
+    code, out, err = run("-e", "print(package.loadlib('/lib/x86_64-linux-gnu/libc.so.6', 'puts'))")
+    check("package.loadlib", code == 0 and out == f"nil\t{dlmsg}\tabsent\n", f"{code} {out!r} {err!r}")
+    code, out, err = run("-e", "package.loadlib('x')")
+    check("package.loadlib argument", code == 1 and "bad argument #2 to 'loadlib' (string expected, got no value)"
+          in err, f"{code} {err!r}")
+    with tempfile.TemporaryDirectory() as tmp:
+        open(os.path.join(tmp, "cmod.so"), "w").close()
+        code, out, err = run("-e", "print(pcall(require, 'cmod.sub'))", cwd=tmp)
+        check("C module found", code == 0 and out == "false\terror loading module 'cmod.sub' from file './cmod.so':"
+              f"\n\t{dlmsg}\n", f"{code} {out!r} {err!r}")
     code, out, err = run("-X")
     check("-X lists options", code == 0 and "-Xdump" in out and "-Xgc.stress" in out and "default" in out,
           f"{code} {out!r}")
@@ -48,6 +84,9 @@ def main():
     check("-e chunk", code == 0 and out == "3\t3.5\n", f"{code} {out!r}")
     code, out, err = run("-", stdin="print('from stdin')")
     check("stdin script", code == 0 and out == "from stdin\n", f"{code} {out!r}")
+
+    code, out, err = run("-Xdump=bytecode", "-", stdin="print(1)")
+    check("bytecode listing of stdin", code == 0 and "GETTABUP" in out, f"{code} {out[:300]!r} {err!r}")
 
     code, out, err = run("traceback.lua")
     lines = err.splitlines()

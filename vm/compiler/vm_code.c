@@ -1002,7 +1002,8 @@ void vm_code_posfix(FuncState *fs, BinOpr opr, ExpDesc *e1, ExpDesc *e2, int lin
             codearith(fs, opr, e1, e2, line);
         break;
     case OPR_SUB: case OPR_MUL: case OPR_DIV: case OPR_IDIV: case OPR_MOD: case OPR_POW:
-        /* x - c is SUBK, not ADDI with -c: a __sub metamethod must see the real operands */
+        /* x - c is SUBK, not ADDI with -c: a __sub metamethod must see the real operands
+         * (SUBK computes x - 0 as lua5.4's ADDI does: x + 0, see vm_interp_body.h) */
         codearith(fs, opr, e1, e2, line);
         break;
     case OPR_BAND: case OPR_BOR: case OPR_BXOR:

@@ -8,6 +8,7 @@
 #include "gc_api.h"
 #include "vm_bytecode.h"
 #include "vm_lib.h"
+#include "vm_warn.h"
 
 /* Separator of templates in package.path, the mark replaced by the module name, and the
  * directory separator: the first three lines of package.config, as in lua5.4. */
@@ -16,11 +17,22 @@
 #define DIR_SEP '/'
 #define PACKAGE_CONFIG "/\n;\n?\n!\n-\n"
 
-/* package.cpath: lua5.4's default on Debian (x86-64), so that "module not found" messages
- * match it line for line; nothing is ever loaded from it (see searcher_c). */
+/* package.path and package.cpath: lua5.4's defaults on Debian (x86-64), so that modules
+ * installed for lua5.4 (/usr/share/lua/5.4) are found and "module not found" messages
+ * match it line for line. Nothing is loaded from cpath yet (see searcher_c). */
+#define DEFAULT_PATH                                                                      \
+    "/usr/local/share/lua/5.4/?.lua;/usr/local/share/lua/5.4/?/init.lua;"                \
+    "/usr/local/lib/lua/5.4/?.lua;/usr/local/lib/lua/5.4/?/init.lua;"                    \
+    "/usr/share/lua/5.4/?.lua;/usr/share/lua/5.4/?/init.lua;./?.lua;./?/init.lua"
 #define DEFAULT_CPATH                                                                      \
     "/usr/local/lib/lua/5.4/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so;"                 \
     "/usr/lib/lua/5.4/?.so;/usr/local/lib/lua/5.4/loadall.so;./?.so"
+
+/* What a lua5.4 built without dynamic library support (no LUA_DL_*) says when asked to
+ * load a C library, and the third result of package.loadlib that goes with it. Tandem
+ * cannot load C code yet, so it answers as that lua5.4 does. */
+#define DLMSG "dynamic libraries not enabled; check your Lua installation"
+#define DLFAIL "absent"
 
 /* print builds each line on the C stack when it fits, so that the common case allocates
  * nothing; longer lines go through one GC leaf block. */
@@ -579,6 +591,19 @@ static int base_dofile(State *S) {
     return vm_gettop(S) - 1;
 }
 
+/* warn(msg1, ...): every argument a string (numbers converted), the last one ends the
+ * message (luaB_warn). */
+static int base_warn(State *S) {
+    int n = vm_gettop(S);
+    vm_check_string(S, 1);
+    for (int i = 2; i <= n; i++) vm_check_string(S, i);
+    const char *stackbuf[16];
+    const char **pieces = n <= 16 ? stackbuf : vm_alloc(S, (size_t)n * sizeof *pieces);
+    for (int i = 1; i <= n; i++) pieces[i - 1] = vm_at(S, i)->u.s->data;
+    vm_warning_pieces(S, pieces, n);
+    return 0;
+}
+
 /* }==================================================================== */
 
 static const LibReg base_funcs[] = {
@@ -599,6 +624,7 @@ static const LibReg base_funcs[] = {
     {"load", base_load},
     {"loadfile", base_loadfile},
     {"dofile", base_dofile},
+    {"warn", base_warn},
     {NULL, NULL},
 };
 
@@ -708,48 +734,48 @@ static int searcher_preload(State *S) {
     return 2;
 }
 
-/* The default path: next to the main script, then the current folder. LUA_PATH_5_4 or
- * LUA_PATH replace it when set, with ";;" standing for the default, as in lua5.4. */
-static String *default_path(State *S) {
-    const char *dir = S->g->script_dir;
-    String *def;
-    if (dir == NULL || dir[0] == '\0' || strcmp(dir, ".") == 0)
-        def = vm_string_newc(S, "./?.lua;./?/init.lua");
-    else
-        def = vm_pushfstring(S, "%s/?.lua;%s/?/init.lua;./?.lua;./?/init.lua", dir, dir);
-    const char *env = getenv("LUA_PATH_5_4");
-    if (env == NULL) env = getenv("LUA_PATH");
-    if (env == NULL) return def;
-    const char *dd = strstr(env, ";;");
-    if (dd == NULL) return vm_string_newc(S, env);
-    ByteBuf b;
-    buf_init(S, &b, strlen(env) + def->len + 4);
-    buf_add(S, &b, env, (size_t)(dd - env));
-    if (dd > env) buf_addc(S, &b, ";");
-    buf_add(S, &b, def->data, def->len);
-    if (dd[2] != '\0') {
-        buf_addc(S, &b, ";");
-        buf_addc(S, &b, dd + 2);
+/* package[field] from the environment variable [envname]_5_4 or [envname] (unless
+ * [use_env] is false: -E), with ";;" standing for [def], else [def] (lua5.4's setpath). */
+static void set_path(State *S, Table *pkg, const char *field, const char *envname, const char *def,
+                     bool use_env) {
+    char versioned[32];
+    snprintf(versioned, sizeof versioned, "%s_5_4", envname);
+    const char *env = use_env ? getenv(versioned) : NULL;
+    if (env == NULL && use_env) env = getenv(envname);
+    const char *dd = env ? strstr(env, ";;") : NULL;
+    String *path;
+    if (env == NULL) {
+        path = vm_string_newc(S, def);
+    } else if (dd == NULL) {
+        path = vm_string_newc(S, env);
+    } else {
+        ByteBuf b;
+        buf_init(S, &b, strlen(env) + strlen(def) + 4);
+        if (dd > env) {
+            buf_add(S, &b, env, (size_t)(dd - env));
+            buf_addc(S, &b, ";");
+        }
+        buf_addc(S, &b, def);
+        if (dd[2] != '\0') {
+            buf_addc(S, &b, ";");
+            buf_addc(S, &b, dd + 2);
+        }
+        path = vm_string_new(S, b.p, b.len);
     }
-    return vm_string_new(S, b.p, b.len);
+    vm_setfield(S, pkg, field, vm_str(path));
 }
 
-/* searchers[2]: a Lua file along package.path. Upvalue 2 holds the default path made when
- * the library was opened, until the first search: if package.path is still that string and
- * the main script's folder has become known since (the command line sets it after opening
- * the libraries), the default is rebuilt with it. */
+void vm_package_setpaths(State *S, bool use_env) {
+    Table *pkg = vm_getglobal(S, "package").u.t;
+    set_path(S, pkg, "path", "LUA_PATH", DEFAULT_PATH, use_env);
+    set_path(S, pkg, "cpath", "LUA_CPATH", DEFAULT_CPATH, use_env);
+}
+
+/* searchers[2]: a Lua file along package.path. */
 static int searcher_lua(State *S) {
     const char *name = vm_check_string(S, 1)->data;
     Table *pkg = package_table(S);
     Value path = field_of(S, pkg, "path");
-    Value *initial = vm_upvalue(S, 2);
-    if (vm_isstr(initial) && S->g->script_dir != NULL) {
-        if (vm_isstr(&path) && path.u.s == initial->u.s) {
-            path = vm_str(default_path(S));
-            vm_setfield(S, pkg, "path", path);
-        }
-        *initial = vm_nil();
-    }
     if (!vm_isstr(&path)) vm_error(S, "'package.path' must be a string");
     String *notfound = NULL;
     String *filename = search_path(S, name, path.u.s->data, ".", "/", &notfound);
@@ -766,9 +792,9 @@ static int searcher_lua(State *S) {
 }
 
 /* searchers[3] and [4]: C libraries along package.cpath (for the whole name, then for its
- * root before the first dot). Tandem cannot load C code: these searchers exist so that the
- * "module not found" message lists what lua5.4 lists; a C library that is found is
- * reported as a loading error. */
+ * root before the first dot). Tandem cannot load C code yet: these searchers exist so that
+ * the "module not found" message lists what lua5.4 lists; a C library that is found is
+ * reported as lua5.4 without dynamic libraries reports it (DLMSG). */
 static int search_clib(State *S, const char *name, const char *modname) {
     Table *pkg = package_table(S);
     Value cpath = field_of(S, pkg, "cpath");
@@ -777,8 +803,7 @@ static int search_clib(State *S, const char *name, const char *modname) {
     String *filename = search_path(S, name, cpath.u.s->data, ".", "/", &notfound);
     if (filename == NULL) return push1(S, vm_str(notfound));
     vm_error_value(S, vm_str(vm_pushfstring(S, "error loading module '%s' from file '%s':\n\t%s",
-                                            modname, filename->data,
-                                            "C modules are not supported")));
+                                            modname, filename->data, DLMSG)));
 }
 
 static int searcher_c(State *S) {
@@ -792,6 +817,17 @@ static int searcher_croot(State *S) {
     if (dot == NULL) return 0;
     String *root = vm_string_new(S, name, (size_t)(dot - name));
     return search_clib(S, root->data, name);
+}
+
+/* package.loadlib(path, funcname): nil, DLMSG, "absent" (see DLMSG) once both arguments
+ * are checked, as lua5.4 without dynamic libraries answers for any library. */
+static int pkg_loadlib(State *S) {
+    vm_check_string(S, 1);
+    vm_check_string(S, 2);
+    vm_pushnil(S);
+    vm_pushcstr(S, DLMSG);
+    vm_pushcstr(S, DLFAIL);
+    return 3;
 }
 
 /* Find a loader for [name] through package.searchers: pushes the loader and its extra
@@ -858,21 +894,18 @@ void vm_open_package(State *S) {
     if (S->g->loaded == NULL) S->g->loaded = vm_table_new(S, 0, 16);
     Table *loaded = S->g->loaded;
     Table *pkg = vm_table_new(S, 0, 8);
-    String *path = default_path(S);
-    vm_setfield(S, pkg, "path", vm_str(path));
-    vm_setfield(S, pkg, "cpath", vm_str(vm_string_newc(S, DEFAULT_CPATH)));
     vm_setfield(S, pkg, "config", vm_str(vm_string_newc(S, PACKAGE_CONFIG)));
     vm_setfield(S, pkg, "loaded", vm_table(loaded));
     vm_setfield(S, pkg, "preload", vm_table(vm_table_new(S, 0, 0)));
     set_cfunc(S, pkg, "searchpath", "package.searchpath", pkg_searchpath);
+    set_cfunc(S, pkg, "loadlib", "package.loadlib", pkg_loadlib);
 
     Table *searchers = vm_table_new(S, 2, 0);
     CClosure *pre = vm_newcfunction(S, searcher_preload, "searcher_preload", 1);
     pre->upvals[0] = vm_table(pkg);
     add_searcher(S, searchers, 1, pre);
-    CClosure *lua = vm_newcfunction(S, searcher_lua, "searcher_Lua", 2);
+    CClosure *lua = vm_newcfunction(S, searcher_lua, "searcher_Lua", 1);
     lua->upvals[0] = vm_table(pkg);
-    lua->upvals[1] = S->g->script_dir == NULL ? vm_str(path) : vm_nil();
     add_searcher(S, searchers, 2, lua);
     CClosure *c = vm_newcfunction(S, searcher_c, "searcher_C", 1);
     c->upvals[0] = vm_table(pkg);
@@ -886,6 +919,7 @@ void vm_open_package(State *S) {
     req->upvals[0] = vm_table(pkg);
     vm_setglobal(S, "require", vm_cfunc(req));
     vm_setglobal(S, "package", vm_table(pkg));
+    vm_package_setpaths(S, true);
 
     /* register the libraries opened so far; later openers register themselves */
     static const char *const libs[] = {"coroutine", "string", "table", "math", "io",

@@ -12,6 +12,11 @@
  * type, so that lengths always fit in a Lua integer. */
 #define STR_MAXSIZE ((size_t)INT64_MAX)
 
+/* lstrlib's MAXSIZE: the limits string.rep and string.byte put on a result, smaller than
+ * any string can be ("resulting string too large", "string slice too long"), so that the
+ * error is lua5.4's and not a failed allocation of gigabytes. */
+#define STR_LIBMAXSIZE ((size_t)INT_MAX)
+
 /* Results string.byte may push at once: the Lua stack limit, as luaL_checkstack's. */
 #define STR_MAXBYTES (VM_MAXSTACK - 1000)
 
@@ -125,7 +130,7 @@ static int str_rep(State *S) {
         vm_pushstr(S, "", 0);
         return 1;
     }
-    if (l + lsep < l || l + lsep > STR_MAXSIZE / (vm_Unsigned)n)
+    if (l + lsep < l || l + lsep > STR_LIBMAXSIZE / (vm_Unsigned)n)
         vm_error(S, "resulting string too large");
     size_t total = (size_t)n * l + (size_t)(n - 1) * lsep;
     String *r = vm_string_alloc(S, total);
@@ -148,6 +153,7 @@ static int str_byte(State *S) {
     size_t first = start_pos(pi, s->len);
     size_t last = end_pos(vm_opt_integer(S, 3, pi), s->len);   /* the default is i as given */
     if (first > last) return 0;
+    if (last - first >= STR_LIBMAXSIZE) vm_error(S, "string slice too long");
     if (last - first >= (size_t)STR_MAXBYTES) vm_error(S, "stack overflow (string slice too long)");
     int n = (int)(last - first) + 1;
     vm_checkstack(S, n);

@@ -1,0 +1,1 @@
+error("badmod refuses to load")

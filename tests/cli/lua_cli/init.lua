@@ -1,0 +1,3 @@
+-- LUA_INIT=@init.lua
+x = "from init.lua"
+print("init.lua ran")

@@ -1,0 +1,3 @@
+-- a module for -l: its name and the loader's second argument (the file)
+local name, file = ...
+return {name = name, loaded_as = file}

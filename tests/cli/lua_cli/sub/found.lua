@@ -1,0 +1,1 @@
+return "found in sub/"
