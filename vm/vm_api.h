@@ -25,6 +25,10 @@ int vm_protect(State *S, void (*f)(State *S, void *ud), void *ud);
 int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, int nargs,
                   char **args, char **traceback);
 
+/* The program is over (lua_close): run the finalizers of every object marked for
+ * finalization (vm_gc.h). Call once, before the threads are shut down. */
+void vm_state_close(State *S);
+
 /* Message of the last error (a static buffer valid until the next call). */
 const char *vm_last_error(State *S);
 

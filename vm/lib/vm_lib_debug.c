@@ -6,6 +6,7 @@
 #include "vm_compile.h"
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 
 /* debug.traceback([msg [, level]]) */
@@ -111,10 +112,8 @@ static int db_setmetatable(State *S) {
     if (!vm_isnil(mt) && mt->tt != VT_TABLE) vm_type_error(S, 2, "nil or table");
     Value *v = vm_at(S, 1);
     Table *m = vm_isnil(mt) ? NULL : mt->u.t;
-    if (v->tt == VT_TABLE)
-        v->u.t->meta = m;
-    else if (v->tt == VT_USERDATA)
-        v->u.u->meta = m;
+    if (v->tt == VT_TABLE || v->tt == VT_USERDATA)
+        vm_gc_setmetatable(S, v, m); /* __mode, __gc */
     else if (v->tt == VT_STR)
         S->g->string_mt = m;
     else
