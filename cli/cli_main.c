@@ -161,7 +161,10 @@ static void stats_report(void) {
 }
 
 static int finish(int code) {
-    if (main_state) vm_threads_shutdown(main_state);
+    if (main_state) {
+        vm_state_close(main_state); /* lua_close: the finalizers still pending */
+        vm_threads_shutdown(main_state);
+    }
     if (code != 0) vm_prof_mark_partial(); /* the program stopped at an uncaught error */
     if (vm_prof_finish() != 0 && code == 0) code = 1;
     if (print_stats) {

@@ -119,4 +119,66 @@ GcStack *gc_native_stack(void);
  * collection never sees a stack pointer and a stack bottom from different stacks. */
 void gc_set_stack(void *hi);
 
+/* ---- weak blocks, the post-mark hook, finalization ---------------------------------------
+ * Weak references (gc/README.md, "Weak references and finalization"). A weak block is
+ * allocated in a kind of its own whose contents Boehm does not scan: whenever it marks one,
+ * it calls the VM's trace hook, which names the references that keep something alive
+ * (gc_mark_slot) and leaves the weak ones out. When marking is over, with the world still
+ * stopped and nothing freed yet, the after-mark hook runs: it may mark more (ephemerons,
+ * objects resurrected for finalization) with gc_mark_slot, which then runs a marker of
+ * this layer's own, and clear the weak references to what is still unmarked (gc_is_marked)
+ * before Boehm frees it. Both hooks run with Boehm's allocator lock held and the world
+ * stopped: they must not allocate, lock, or call back into the VM beyond reading and
+ * clearing memory. */
+typedef struct GcMarker GcMarker;
+
+/* Keep alive what the word at [slot] points at (anything that is not a pointer into the
+ * heap is ignored), and, through it, everything it references. Only inside the hooks. */
+void gc_mark_slot(GcMarker *m, void *const *slot);
+
+/* Has [p] (the start of an object) been marked in this collection so far? Pointers outside
+ * the heap count as marked (they are never freed). Only inside the hooks. */
+bool gc_is_marked(const void *p);
+
+/* Objects marked by gc_mark_slot in this after-mark hook so far (the VM repeats ephemeron
+ * passes until a pass marks nothing). */
+uint64_t gc_marked_count(const GcMarker *m);
+
+typedef struct GcHooks {
+    /* Block [b] of [bytes] bytes from gc_alloc_weak is reachable: mark its strong
+     * references. May run several times per collection, on several marker threads, and on
+     * a block that is free (all zero but its first word). */
+    void (*trace)(void *b, size_t bytes, GcMarker *m);
+    /* Marking is complete (see above). */
+    void (*after_mark)(GcMarker *m);
+} GcHooks;
+void gc_set_hooks(const GcHooks *h);
+
+/* Zeroed block traced by the trace hook instead of being scanned. NULL on exhaustion.
+ * gc_free ignores such blocks (they stay registered until a collection finds them dead). */
+void *gc_alloc_weak(size_t n);
+
+/* In the after-mark hook: call [fn] on every weak block marked so far. Blocks found dead are
+ * forgotten only when the hook returns (a later mark may still reach them). */
+void gc_weak_each(GcMarker *m, void (*fn)(void *b, size_t bytes, GcMarker *m, void *arg), void *arg);
+
+/* Finalization, in the order of Lua's __gc: [obj] is to be finalized once unreachable. The
+ * caller registers an object at most once until gc_fin_next hands it back. */
+void gc_fin_register(void *obj);
+
+/* In the after-mark hook: every registered object still unmarked becomes ready (most
+ * recently registered first), is marked with everything it references (it lives on until
+ * its finalizer has run), and is forgotten by the registry. Returns how many. */
+size_t gc_fin_separate(GcMarker *m);
+
+/* Outside collections (the end of the program): every registered object becomes ready,
+ * after those already ready, most recently registered first. */
+void gc_fin_all(void);
+
+/* The next ready object, or NULL. Ready objects are roots until taken. */
+void *gc_fin_next(void);
+
+/* Any ready object? One relaxed load: callers poll it on hot paths. */
+bool gc_fin_pending(void);
+
 #endif

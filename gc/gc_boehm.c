@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gc_api.h"
 
@@ -65,12 +66,15 @@ static atomic_bool vm_trigger;                /* our trigger instead of Boehm's 
 static atomic_bool stopped;                   /* collectgarbage("stop"): no automatic collection */
 static unsigned free_space_divisor = 8;
 
+static void push_ready(void);
+
 /* Runs in the collecting thread with the world stopped: must not allocate or lock. */
 static void GC_CALLBACK push_dormant_stacks(void) {
     for (GcStack *s = stacks.next; s != &stacks; s = s->next) {
         void **spp = s->spp;
         if (spp != NULL && *spp != NULL) GC_push_all_eager(*spp, s->hi);
     }
+    push_ready();
     if (prev_push) prev_push();
 }
 
@@ -113,6 +117,8 @@ static void GC_CALLBACK warn(char *msg, GC_word arg) {
     fprintf(stderr, msg, arg);
 }
 
+static void init_weak_kind(void);
+
 static void set_trigger(void) {
     GC_word heap = 0, free_bytes = 0;
     GC_get_heap_usage_safe(&heap, &free_bytes, NULL, NULL, NULL);
@@ -133,7 +139,9 @@ static void set_trigger(void) {
 /* Boehm's progress callback, with its allocation lock held (so the unsynchronised statistics
  * are consistent): what a finished collection left in use, for gc_heap_used. Whoever
  * started the collection (our trigger, Boehm's own, an explicit one), it ends here. */
+static void after_mark(void);
 static void GC_CALLBACK on_collection_event(GC_EventType ev) {
+    if (ev == GC_EVENT_MARK_END) after_mark();
     if (ev != GC_EVENT_END) return;
     struct GC_prof_stats_s st;
     GC_get_prof_stats_unsafe(&st, sizeof st);
@@ -168,6 +176,7 @@ void gc_init(void) {
     GC_set_warn_proc(warn);
     GC_set_on_collection_event(on_collection_event);
     GC_allow_register_threads();
+    init_weak_kind();
     prev_push = GC_get_push_other_roots();
     GC_set_push_other_roots(push_dormant_stacks);
     register_self();
@@ -290,7 +299,14 @@ void *gc_realloc(void *p, size_t n) {
     return GC_REALLOC(p, n);
 }
 
-void gc_free(void *p) { GC_FREE(p); }
+static int weak_kind = -1;
+
+/* A weak block stays registered (weak_blocks) until a collection finds it unmarked: freeing
+ * it early would let the registry name whatever reuses the memory. */
+void gc_free(void *p) {
+    if (GC_get_kind_and_size(p, NULL) == weak_kind) return;
+    GC_FREE(p);
+}
 
 /* What the heap held after the last collection (whole free blocks aside, so it counts the
  * free lists' contents too), plus what was allocated since and not freed explicitly: it
@@ -350,4 +366,263 @@ void gc_set_stack(void *hi) {
      * which cannot happen while this thread runs (see the top comment); with the handle it
      * looks nothing up. Taking the lock would serialise every carrier's switches. */
     GC_set_stackbottom(self_handle, &sb);
+}
+
+/* ---- weak blocks, the post-mark hook, finalization ------------------------------------
+ * See gc_api.h and gc/README.md ("Weak references and finalization").
+ *
+ * Where things live, and why:
+ *   - weak blocks: a Boehm kind of their own (weak_kind) whose descriptor is a mark
+ *     procedure, so Boehm never scans their words conservatively; the procedure hands the
+ *     block to the VM's trace hook. Every weak block is listed in weak_blocks by a hidden
+ *     pointer (GC_HIDE_POINTER: the list itself must not keep blocks alive), in malloc'd
+ *     memory that no collection scans.
+ *   - finalization: fin_reg lists registered objects by hidden pointers, in registration
+ *     order; fin_rq is the queue of ready objects by plain pointers, in malloc'd memory that
+ *     push_ready offers to every collection as a root range.
+ *   - the own marker's work list is mmap'ed: the hooks run inside a collection, where
+ *     neither Boehm's allocator (its lock is held) nor malloc (a thread stopped by a signal,
+ *     in an ffi call, may hold malloc's lock) may be used.
+ * Both lists are changed under fin_lock / weak_lock by running threads, never across an
+ * allocation from this heap or a safepoint, and read and compacted by the hooks while the
+ * world is stopped without the locks (no stopped thread can hold them). */
+
+static GcHooks hooks;
+static pthread_mutex_t weak_lock = PTHREAD_MUTEX_INITIALIZER;
+static GC_word *weak_blocks; /* hidden pointers */
+static size_t nweak, capweak;
+
+struct GcMarker {
+    bool own;                       /* after-mark hook: own marker; else Boehm's mark stack */
+    struct GC_ms_entry *msp, *lim;  /* Boehm's mark stack, inside the mark procedure */
+    uint64_t marked;                /* objects marked by the own marker */
+};
+
+void gc_set_hooks(const GcHooks *h) { hooks = *h; }
+
+/* Boehm's mark procedure for weak blocks. */
+static struct GC_ms_entry *weak_mark_proc(GC_word *addr, struct GC_ms_entry *msp, struct GC_ms_entry *lim,
+                                          GC_word env) {
+    (void)env;
+    GcMarker m = {false, msp, lim, 0};
+    if (hooks.trace) hooks.trace(addr, GC_size(addr), &m);
+    return m.msp;
+}
+
+/* Boehm's kind of GC_MALLOC_ATOMIC blocks (gc.h of 8.2 does not name it). */
+static int ptrfree_kind = -1;
+
+static void init_weak_kind(void) {
+    weak_kind = (int)GC_new_kind(GC_new_free_list(), GC_MAKE_PROC(GC_new_proc(weak_mark_proc), 0), 0, 1);
+    void *probe = GC_MALLOC_ATOMIC(16);
+    if (probe == NULL) abort();
+    ptrfree_kind = GC_get_kind_and_size(probe, NULL);
+    GC_FREE(probe);
+}
+
+void *gc_alloc_weak(size_t n) {
+    INJECT(n)
+    before_alloc(n);
+    void *p = GC_generic_malloc(n, weak_kind);
+    if (p == NULL) return NULL;
+    pthread_mutex_lock(&weak_lock);
+    if (nweak == capweak) {
+        size_t cap = capweak ? 2 * capweak : 64;
+        GC_word *w = realloc(weak_blocks, cap * sizeof *w);
+        if (w == NULL) {
+            pthread_mutex_unlock(&weak_lock);
+            return NULL; /* the block is garbage: nothing refers to it */
+        }
+        weak_blocks = w;
+        capweak = cap;
+    }
+    weak_blocks[nweak++] = GC_HIDE_POINTER(p);
+    pthread_mutex_unlock(&weak_lock);
+    return p;
+}
+
+/* ---- the own marker (after-mark hook only) -------------------------------------------- */
+
+static void **work;          /* objects marked, not yet scanned */
+static size_t nwork, capwork;
+
+/* Grow the work list with mmap/mremap: no allocator may be used here (see above). Out of
+ * address space, nothing can be done that keeps the heap consistent. */
+static void work_push(void *p) {
+    if (nwork == capwork) {
+        size_t cap = capwork ? 2 * capwork : 65536;
+        void *w = capwork ? mremap(work, capwork * sizeof *work, cap * sizeof *work, MREMAP_MAYMOVE)
+                          : mmap(NULL, cap * sizeof *work, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (w == MAP_FAILED) {
+            fputs("tandem: out of memory while marking weak tables\n", stderr);
+            abort();
+        }
+        work = w;
+        capwork = cap;
+    }
+    work[nwork++] = p;
+}
+
+static inline void *heap_base(const void *p) {
+    if ((GC_word)p < (GC_word)GC_least_plausible_heap_addr || (GC_word)p > (GC_word)GC_greatest_plausible_heap_addr)
+        return NULL;
+    return GC_base((void *)p);
+}
+
+void gc_mark_slot(GcMarker *m, void *const *slot) {
+    void *p = *slot;
+    if (!m->own) {
+        m->msp = GC_MARK_AND_PUSH(p, m->msp, m->lim, (void **)slot);
+        return;
+    }
+    void *b = heap_base(p);
+    if (b == NULL || GC_is_marked(b)) return;
+    GC_set_mark_bit(b);
+    m->marked++;
+    work_push(b);
+}
+
+bool gc_is_marked(const void *p) {
+    void *b = heap_base(p);
+    return b == NULL || GC_is_marked(b);
+}
+
+uint64_t gc_marked_count(const GcMarker *m) { return m->marked; }
+
+/* Scan what the own marker marked, as Boehm would: pointer-free objects not at all, weak
+ * blocks through the trace hook, everything else conservatively, word by word over the
+ * whole block (Boehm's descriptor for its plain kinds is the block's length). */
+static void drain(GcMarker *m) {
+    while (nwork > 0) {
+        void *b = work[--nwork];
+        size_t sz = 0;
+        int k = GC_get_kind_and_size(b, &sz);
+        if (k == ptrfree_kind) continue;
+        if (k == weak_kind) {
+            if (hooks.trace) hooks.trace(b, sz, m);
+            continue;
+        }
+        for (void *const *w = b; (const char *)(w + 1) <= (const char *)b + sz; w++) gc_mark_slot(m, w);
+    }
+}
+
+void gc_weak_each(GcMarker *m, void (*fn)(void *b, size_t bytes, GcMarker *m, void *arg), void *arg) {
+    for (size_t i = 0; i < nweak; i++) {
+        void *b = GC_REVEAL_POINTER(weak_blocks[i]);
+        if (!GC_is_marked(b)) continue;
+        fn(b, GC_size(b), m, arg);
+        drain(m);
+    }
+}
+
+/* Forget the weak blocks that this collection frees. */
+static void weak_prune(void) {
+    size_t j = 0;
+    for (size_t i = 0; i < nweak; i++)
+        if (GC_is_marked(GC_REVEAL_POINTER(weak_blocks[i]))) weak_blocks[j++] = weak_blocks[i];
+    nweak = j;
+}
+
+/* ---- finalization ---------------------------------------------------------------------- */
+
+static pthread_mutex_t fin_lock = PTHREAD_MUTEX_INITIALIZER;
+static GC_word *fin_reg; /* hidden pointers, oldest first */
+static size_t nreg, capreg;
+/* Ready queue: fin_rq[rq_head .. rq_tail) are plain pointers (roots). Invariant, kept by
+ * gc_fin_register: rq_cap - rq_tail >= nreg, so separation never needs to allocate. */
+static void **fin_rq;
+static size_t rq_head, rq_tail, rq_cap;
+static atomic_size_t fin_ready; /* rq_tail - rq_head, for gc_fin_pending */
+
+static void push_ready(void) {
+    if (rq_tail > rq_head) GC_push_all_eager(fin_rq + rq_head, fin_rq + rq_tail);
+}
+
+static void fin_oom(void) {
+    fputs("tandem: out of memory registering a finalizer\n", stderr);
+    abort();
+}
+
+void gc_fin_register(void *obj) {
+    pthread_mutex_lock(&fin_lock);
+    if (nreg == capreg) {
+        size_t cap = capreg ? 2 * capreg : 64;
+        GC_word *r = realloc(fin_reg, cap * sizeof *r);
+        if (r == NULL) fin_oom();
+        fin_reg = r;
+        capreg = cap;
+    }
+    fin_reg[nreg++] = GC_HIDE_POINTER(obj);
+    if (rq_cap - rq_tail < nreg) {
+        /* move the queue to the front, then grow it if that is not enough */
+        size_t n = rq_tail - rq_head;
+        if (n > 0 && rq_head > 0) memmove(fin_rq, fin_rq + rq_head, n * sizeof *fin_rq);
+        rq_head = 0;
+        rq_tail = n;
+        if (rq_cap - rq_tail < nreg) {
+            size_t cap = rq_cap ? 2 * rq_cap : 64;
+            while (cap - rq_tail < nreg) cap *= 2;
+            void **q = realloc(fin_rq, cap * sizeof *q);
+            if (q == NULL) fin_oom();
+            fin_rq = q;
+            rq_cap = cap;
+        }
+    }
+    pthread_mutex_unlock(&fin_lock);
+}
+
+/* Move registered objects to the ready queue, newest first: all of them, or those the
+ * collection has not marked. Returns the index in fin_rq of the first one moved. */
+static size_t separate(bool all) {
+    size_t first = rq_tail, j = nreg;
+    for (size_t i = nreg; i-- > 0;) {
+        void *p = GC_REVEAL_POINTER(fin_reg[i]);
+        if (all || !GC_is_marked(p)) {
+            fin_rq[rq_tail++] = p;
+        } else {
+            fin_reg[--j] = fin_reg[i]; /* kept, order preserved, packed towards the end */
+        }
+    }
+    size_t kept = nreg - j;
+    memmove(fin_reg, fin_reg + j, kept * sizeof *fin_reg);
+    nreg = kept;
+    atomic_store_explicit(&fin_ready, rq_tail - rq_head, memory_order_release);
+    return first;
+}
+
+size_t gc_fin_separate(GcMarker *m) {
+    size_t first = separate(false);
+    for (size_t i = first; i < rq_tail; i++) gc_mark_slot(m, &fin_rq[i]);
+    drain(m);
+    return rq_tail - first;
+}
+
+void gc_fin_all(void) {
+    pthread_mutex_lock(&fin_lock);
+    separate(true);
+    pthread_mutex_unlock(&fin_lock);
+}
+
+void *gc_fin_next(void) {
+    void *p = NULL;
+    pthread_mutex_lock(&fin_lock);
+    if (rq_head < rq_tail) {
+        p = fin_rq[rq_head];
+        fin_rq[rq_head++] = NULL;
+        if (rq_head == rq_tail) rq_head = rq_tail = 0;
+        atomic_store_explicit(&fin_ready, rq_tail - rq_head, memory_order_release);
+    }
+    pthread_mutex_unlock(&fin_lock);
+    return p;
+}
+
+bool gc_fin_pending(void) { return atomic_load_explicit(&fin_ready, memory_order_relaxed) != 0; }
+
+/* GC_EVENT_MARK_END: marking is complete, the world is stopped, nothing is freed yet. */
+static void after_mark(void) {
+    if (hooks.after_mark == NULL) return;
+    GcMarker m = {true, NULL, NULL, 0};
+    hooks.after_mark(&m);
+    drain(&m);
+    weak_prune();
 }

@@ -2,6 +2,7 @@
 #include "jit_internal.h"
 
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_prof.h"
 
 /* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
@@ -31,6 +32,8 @@ uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
     if (vm_fixed_call_ok(S, ra)) {
         nci = vm_fixed_call(S, ci, ra, nresults);
     } else {
+        /* as the interpreter's L_CALL: collectgarbage's frames start on a clean stack */
+        if (ra->tt == VT_CFUNC && (ra->u.cf->h.flags & VM_CF_SCRUB)) vm_scrub_stack();
         nci = vm_precall(S, ra, nresults);
         if (nci == NULL) { /* a C function ran */
             if (nresults >= 0) S->top = ci->top;

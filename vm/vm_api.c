@@ -8,6 +8,7 @@
 #include "vm_compile.h"
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 #include "vm_thread.h"
 
@@ -230,6 +231,10 @@ Userdata *vm_newuserdata(State *S, size_t size, Table *meta, bool scanned) {
         u->data = u->payload;
     else
         u->data = vm_alloc_leaf(S, size ? size : 1);
+    if (meta != NULL) {
+        Value v = vm_userdata(u);
+        vm_gc_setmetatable(S, &v, meta); /* a __gc there marks it for finalization */
+    }
     return u;
 }
 
@@ -397,6 +402,14 @@ static void main_body(State *S, void *ud) {
     MainRun *m = ud;
     m->status = vm_protect(S, f_run, m->r);
 }
+
+static void close_body(State *S, void *ud) {
+    (void)ud;
+    vm_gc_close(S);
+}
+
+/* As the main program runs: language thread 1 (a green thread under -Xthreads=green). */
+void vm_state_close(State *S) { vm_threads_run(S, close_body, NULL); }
 
 int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, int nargs,
                   char **args, char **traceback) {

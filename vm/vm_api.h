@@ -32,6 +32,10 @@ int vm_run_buffer(State *S, const char *buf, size_t len, const char *chunkname, 
  * arguments. Inside a protected call of [S]. */
 int vm_docall(State *S, int nargs, int nresults);
 
+/* The program is over (lua_close): run the finalizers of every object marked for
+ * finalization (vm_gc.h). Call once, before the threads are shut down. */
+void vm_state_close(State *S);
+
 /* Message of the last error (a static buffer valid until the next call). */
 const char *vm_last_error(State *S);
 

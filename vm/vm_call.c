@@ -6,6 +6,7 @@
 #include "vm_api.h"
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 
 /* ======================================================================
@@ -51,6 +52,10 @@ static Value *tryfuncTM(State *S, Value *func) {
 
 static int precall_c(State *S, Value *func, int nresults, CFunction f) {
     ptrdiff_t fo = vm_savestack(S, func);
+    /* Finalizers the collector queued run here, at a call of a C function: the stack is
+     * whole (everything live is below S->top) and the caller expects arbitrary code to run
+     * (vm_gc.c). One load when nothing is queued. */
+    vm_gc_finalize_pending(S);
     vm_checkstack_fast(S, VM_MINSTACK);
     func = vm_restorestack(S, fo);
     CallInfo *ci = vm_next_ci(S);

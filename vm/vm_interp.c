@@ -27,6 +27,7 @@
 
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 #include "vm_meta.h"
 #include "vm_opcodes.h"

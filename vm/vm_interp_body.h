@@ -812,6 +812,7 @@ L_CALL: {
     int nresults = (int)C() - 1;
     if (b != 0) S->top = ra + b;
     ci->savedpc = pc;
+    if (ra->tt == VT_CFUNC && (ra->u.cf->h.flags & VM_CF_SCRUB)) vm_scrub_stack();
     if (vm_fixed_call_ok(S, ra)) {
         /* Lua-to-Lua call without varargs: the frame is set up here, no C call (fib: 31%
          * of the time was in vm_precall before). */

@@ -8,6 +8,7 @@
 #include "vm_api.h"
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 #include "vm_thread.h"
 
@@ -38,6 +39,15 @@ void *vm_alloc(State *S, size_t n) {
     if (p == NULL && n > 0) {
         gc_collect();
         if ((p = gc_alloc(n)) == NULL) memerror(S);
+    }
+    return p;
+}
+
+void *vm_alloc_weak(State *S, size_t n) {
+    void *p = gc_alloc_weak(n);
+    if (p == NULL) {
+        gc_collect();
+        if ((p = gc_alloc_weak(n)) == NULL) memerror(S);
     }
     return p;
 }
@@ -243,6 +253,7 @@ static void open_libs(State *S, void *ud) {
 
 State *vm_state_new(void) {
     gc_init();
+    vm_gc_init();
     Global *g = gc_alloc(sizeof(Global));
     if (g == NULL) startup_failed("not enough memory");
     State *S = vm_newstate_thread(NULL);

@@ -187,6 +187,7 @@ Table *vm_metatable_of(State *S, const Value *v);
 /* Allocation that raises "not enough memory" instead of returning NULL. */
 void *vm_alloc(State *S, size_t n);       /* scanned, zeroed */
 void *vm_alloc_leaf(State *S, size_t n);  /* pointer-free, not zeroed */
+void *vm_alloc_weak(State *S, size_t n);  /* traced by vm_gc.c, zeroed (gc_alloc_weak) */
 void *vm_realloc(State *S, void *p, size_t n);
 
 /* Raise an error with the message formatted printf-style, prefixed with "chunk:line:" of

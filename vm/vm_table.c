@@ -248,18 +248,26 @@ static Node *findkey(const TabNodes *b, const Value *k) { return findkeyh(b, k, 
  * Resizing
  * ====================================================================== */
 
-static TabArr *newarr(State *S, uint32_t n) {
+/* The weak mode of [t] (VM_WEAKK | VM_WEAKV, 0 for an ordinary table): its new blocks are
+ * weak blocks, traced by vm_gc.c instead of scanned (see Table in vm_value.h). */
+static inline uint32_t weakmode(const Table *t) { return t->h.extra & (VM_WEAKK | VM_WEAKV); }
+
+static TabArr *newarr(State *S, uint32_t n, uint32_t weak) {
     if (n == 0) return EMPTYARR;
-    TabArr *a = vm_alloc(S, sizeof(TabArr) + (size_t)n * sizeof(Value));   /* zeroed: nils */
+    size_t bytes = sizeof(TabArr) + (size_t)n * sizeof(Value);
+    TabArr *a = weak ? vm_alloc_weak(S, bytes) : vm_alloc(S, bytes);   /* zeroed: nils */
     a->size = n;
+    if (weak) a->weak = VM_WEAKARR | weak;
     return a;
 }
 
-static TabNodes *newnodes(State *S, uint32_t cap) {
+static TabNodes *newnodes(State *S, uint32_t cap, uint32_t weak) {
     if (cap == 0) return EMPTYNODES;
-    TabNodes *b = vm_alloc(S, sizeof(TabNodes) + (size_t)cap * sizeof(Node));   /* all empty */
+    size_t bytes = sizeof(TabNodes) + (size_t)cap * sizeof(Node);
+    TabNodes *b = weak ? vm_alloc_weak(S, bytes) : vm_alloc(S, bytes);   /* all empty */
     b->mask = cap - 1;
     b->limit = hlimit(cap);
+    if (weak) b->weak = VM_WEAKNODES | weak;
     return b;
 }
 
@@ -325,7 +333,13 @@ static bool may_free_old_blocks(void) {
  * whichever part the invariants put them in; dead nodes are dropped. The new blocks are
  * built before the table changes, so an allocation error leaves it intact, and readers on
  * other threads only ever see complete blocks. */
-static void resize(State *S, Table *t, uint32_t na, uint32_t nc) {
+static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh);
+static void resize(State *S, Table *t, uint32_t na, uint32_t nc) { resize_blocks(S, t, na, nc, false); }
+
+/* [fresh]: build new blocks even where the sizes stay (a table turning weak moves into
+ * weak blocks). */
+static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh) {
+    uint32_t weak = weakmode(t);
     TabArr *oa = vm_table_arr(t);
     TabNodes *ob = vm_table_nodes(t);
     uint32_t osize = oa->size, onodes = ob->mask + 1;
@@ -333,14 +347,14 @@ static void resize(State *S, Table *t, uint32_t na, uint32_t nc) {
     if (nc < ocap) nc = ocap;   /* the hash part never shrinks (vm_table_hpart) */
 
     TabArr *a = oa;
-    if (na != osize) {
-        a = newarr(S, na);
+    if (na != osize || (fresh && na > 0)) {
+        a = newarr(S, na, weak);
         uint32_t keep = na < osize ? na : osize;
         for (uint32_t k = 0; k < keep; k++) vm_copyv(&a->v[k], &oa->v[k]);
         if (na > 0) a->lenhint = gethint(oa) < na ? gethint(oa) : na;   /* still near after growth */
     }
     for (;;) {
-        TabNodes *b = newnodes(S, nc);
+        TabNodes *b = newnodes(S, nc, weak);
         bool ok = true;
         for (uint32_t k = na; k < osize && ok; k++) {   /* array shrank: its tail goes to the hash part */
             Value v = vm_loadv(&oa->v[k]);
@@ -490,8 +504,8 @@ static void rehash(State *S, Table *t, const Value *k) {
  * published by a later store of its pointer, which vm_storev orders after these). */
 Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
-    TabArr *a = newarr(S, narr);
-    TabNodes *b = newnodes(S, capfor(S, nhash));
+    TabArr *a = newarr(S, narr, 0);
+    TabNodes *b = newnodes(S, capfor(S, nhash), 0);
     Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable */
     t->h.type = VT_TABLE;
     t->arr = a;
@@ -509,6 +523,26 @@ void vm_table_reserve(State *S, Table *t, uint32_t narr, uint32_t nhash) {
     if (nc < cap) nc = cap;
     if (na == asize && nc == cap) return;
     resize(S, t, na, nc);
+}
+
+/* Weak tables. A table that turns weak moves into weak blocks (the collector must not
+ * scan its slots); one whose blocks are weak already, or that turns strong again, only
+ * changes the mode in their headers (a weak block with mode 0 is traced whole). New blocks
+ * follow weakmode(t) from then on. */
+void vm_table_setweak(State *S, Table *t, uint32_t mode) {
+    mode &= VM_WEAKK | VM_WEAKV;
+    if (weakmode(t) == mode) return;
+    t->h.extra = (uint16_t)((t->h.extra & ~(VM_WEAKK | VM_WEAKV)) | mode);
+    TabArr *a = vm_table_arr(t);
+    TabNodes *b = vm_table_nodes(t);
+    bool aweak = a->size == 0 || (a->weak & VM_WEAKMAGIC) == VM_WEAKARR;
+    bool bweak = b->limit == 0 || (b->weak & VM_WEAKMAGIC) == VM_WEAKNODES;
+    if (mode != 0 && !(aweak && bweak)) {
+        resize_blocks(S, t, a->size, b->limit != 0 ? b->mask + 1 : 0, true);
+        return;
+    }
+    if (a->size != 0 && aweak) a->weak = VM_WEAKARR | mode;
+    if (b->limit != 0 && bweak) b->weak = VM_WEAKNODES | mode;
 }
 
 /* ======================================================================

@@ -105,6 +105,10 @@ bool vm_table_next(struct State *S, Table *t, Value *key, Value *val);
  * runs VM code on a second native thread. Missing it is a use after free. */
 void vm_table_threads_started(void);
 
+/* Make [t] weak with [mode] (VM_WEAKK | VM_WEAKV, vm_value.h), or ordinary with 0: from
+ * then on the collector clears the entries whose weak key or value it frees (vm_gc.c). */
+void vm_table_setweak(struct State *S, Table *t, uint32_t mode);
+
 /* Resize to at least [narr] array and [nhash] hash slots (table.create-like hints). */
 void vm_table_reserve(struct State *S, Table *t, uint32_t narr, uint32_t nhash);
 

@@ -211,7 +211,9 @@ typedef struct TabArr {
     uint32_t size;         /* slots in v[] */
     uint32_t lenhint;      /* last border found by vm_table_len (clamped to size on use);
                               never written in the shared empty block */
-    uint32_t unused[2];    /* keeps v[] 16-byte aligned */
+    uint32_t weak;         /* blocks of weak tables only (vm_gc.c): VM_WEAKARR | mode; 0 in
+                              every other block */
+    uint32_t unused;       /* keeps v[] 16-byte aligned */
     Value v[];
 } TabArr;
 
@@ -220,11 +222,25 @@ typedef struct TabNodes {
     uint32_t limit;        /* most keys, dead ones included, before a rehash (0: never insert) */
     uint32_t used;         /* nodes with a key, dead ones included */
     uint32_t live;         /* nodes with a non-nil value */
-    uint32_t unused[4];    /* a 32-byte header: Boehm places blocks of a size that is a multiple
+    uint32_t weak;         /* blocks of weak tables only (vm_gc.c): VM_WEAKNODES | mode; 0 in
+                              every other block */
+    uint32_t unused[3];    /* a 32-byte header: Boehm places blocks of a size that is a multiple
                               of 32 bytes on 32-byte boundaries, so no node straddles two
                               cache lines (a 16-byte header made every other one do) */
     Node n[];
 } TabNodes;
+
+/* Table h.extra: the weak mode (VM_WEAKK, VM_WEAKV: from __mode when the metatable was
+ * set) and VM_TOFINALIZE (also on Userdata: registered for __gc with the collector, until
+ * its finalizer is taken to run). A weak table's blocks are weak blocks (gc_alloc_weak)
+ * whose 'weak' header word is the block's magic (VM_WEAKARR, VM_WEAKNODES, both above any
+ * count a block can hold, so the two headers are told apart) or'ed with the mode. */
+#define VM_WEAKK 1u
+#define VM_WEAKV 2u
+#define VM_TOFINALIZE 4u
+#define VM_WEAKARR 0xA7A70000u
+#define VM_WEAKNODES 0xB0DE0000u
+#define VM_WEAKMAGIC 0xFFFF0000u
 
 typedef struct Table {
     ObjHeader h;
@@ -304,8 +320,14 @@ struct State;
  * many there are. */
 typedef int (*CFunction)(struct State *S);
 
+/* CClosure h.flags: VM_CF_SCRUB: the interpreter clears the C stack below its frame before
+ * calling it (vm_scrub_stack, vm_gc.c): collectgarbage, so that the frames of the call do
+ * not keep, in slots they never write, addresses that earlier calls left there (Boehm scans
+ * them conservatively: a dead object would survive every explicit collection). */
+#define VM_CF_SCRUB 1u
+
 typedef struct CClosure {
-    ObjHeader h;           /* h.extra: number of upvalues */
+    ObjHeader h;           /* h.extra: number of upvalues; h.flags: VM_CF_SCRUB */
     CFunction f;
     const char *name;      /* static string used in "bad argument #1 to 'name'" */
     Value upvals[];

@@ -7,6 +7,7 @@
 
 #include "gc_api.h"
 #include "vm_bytecode.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 #include "vm_warn.h"
 
@@ -396,7 +397,8 @@ static int base_setmetatable(State *S) {
     if (t->meta != NULL && !vm_isnil(vm_table_getstr(t->meta, S->g->tmname[TM_METATABLE])))
         vm_error(S, "cannot change a protected metatable");
     mt = vm_at(S, 2);
-    t->meta = vm_istable(mt) ? mt->u.t : NULL;
+    Value tv = vm_table(t);
+    vm_gc_setmetatable(S, &tv, vm_istable(mt) ? mt->u.t : NULL); /* __mode, __gc */
     return push1(S, arg_value(S, 1));
 }
 
@@ -438,6 +440,14 @@ static const char *gc_mode = "generational";
  * value set rounded down to a multiple of 4. */
 static int gc_pause = 200 / 4, gc_stepmul = 100 / 4;
 
+/* Stack slots above the top hold what returned calls and finished blocks left there; the
+ * stack block is scanned whole, so they would keep dead objects alive that lua5.4 (which
+ * marks a stack only up to its top) collects, and weak entries and finalizers would wait
+ * for them. An explicit collection clears them first: nothing above S->top is live. */
+static void clear_dead_slots(State *S) {
+    for (Value *v = S->top; v < S->stack_last + VM_EXTRA_STACK; v++) *v = vm_nil();
+}
+
 static int base_collectgarbage(State *S) {
     static const char *const opts[] = {"collect", "stop", "restart", "count", "step",
                                        "setpause", "setstepmul", "isrunning",
@@ -452,7 +462,9 @@ static int base_collectgarbage(State *S) {
     }
     switch (o) {
     case 0: /* collect */
+        clear_dead_slots(S);
         gc_collect();
+        vm_gc_run_finalizers(S); /* lua5.4's full collection ends with them */
         vm_pushint(S, 0);
         return 1;
     case 1: /* stop */
@@ -465,7 +477,9 @@ static int base_collectgarbage(State *S) {
         return 1;
     case 4: /* step */
         vm_opt_integer(S, 2, 0);
+        clear_dead_slots(S);
         gc_collect();
+        vm_gc_run_finalizers(S);
         vm_pushbool(S, true);
         return 1;
     case 5: { /* setpause */
@@ -634,6 +648,7 @@ void vm_open_base(State *S) {
     for (const LibReg *r = base_funcs; r->name != NULL; r++) {
         CClosure *cl = set_cfunc(S, g, r->name, r->name, r->f);
         if (r->f == base_next) next = cl;
+        if (r->f == base_collectgarbage) cl->h.flags |= VM_CF_SCRUB;
     }
     vm_setfield(S, g, "_G", vm_table(g));
     vm_setfield(S, g, "_VERSION", vm_str(vm_string_newc(S, "Lua 5.4")));

@@ -10,6 +10,7 @@
 #include "vm_compile.h"
 #include "vm_debug.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 
 /* The optional thread argument of most functions (lua5.4's getthread): [L1] and the index
@@ -240,10 +241,8 @@ static int db_setmetatable(State *S) {
     if (!vm_isnil(mt) && mt->tt != VT_TABLE) vm_type_error(S, 2, "nil or table");
     Value *v = vm_at(S, 1);
     Table *m = vm_isnil(mt) ? NULL : mt->u.t;
-    if (v->tt == VT_TABLE)
-        v->u.t->meta = m;
-    else if (v->tt == VT_USERDATA)
-        v->u.u->meta = m;
+    if (v->tt == VT_TABLE || v->tt == VT_USERDATA)
+        vm_gc_setmetatable(S, v, m); /* __mode, __gc */
     else if (v->tt == VT_STR)
         S->g->string_mt = m;
     else

@@ -12,6 +12,7 @@
 
 #include "vm_api.h"
 #include "vm_do.h"
+#include "vm_gc.h"
 #include "vm_lib.h"
 
 /* Room for the expansion of one strftime conversion ("%c" is the longest in practice). */
@@ -200,7 +201,7 @@ static void close_main_tbc(State *S, void *ud) {
 /* os.exit([code [, close]]): true/false or a status; stdio buffers (print, io.write) are
  * flushed by exit(). With [close], the pending to-be-closed variables of the main
  * coroutine are closed first, as lua_close does (errors in their __close are ignored,
- * and closing goes on with the next one). */
+ * and closing goes on with the next one), then every pending finalizer runs. */
 static int os_exit(State *S) {
     int status;
     Value *v = vm_at(S, 1);
@@ -209,6 +210,7 @@ static int os_exit(State *S) {
     if (!vm_isfalsy(vm_at(S, 2)) && S == S->g->mainthread) {
         for (int tries = S->ntbc + 1; tries > 0 && S->ntbc > 0; tries--)
             if (vm_protect(S, close_main_tbc, NULL) == VM_OK) break;
+        vm_gc_close(S); /* then lua_close's finalizers */
     }
     fflush(NULL);
     exit(status);
