@@ -250,6 +250,24 @@ def test_conc_eq_seq(tandem):
     return names
 
 
+def test_full_ring_threads(tandem):
+    """Multi-threaded programs on the smallest rings, under every full-ring policy
+    (-Xcab.full) with 1, 2 and 4 analyzer threads: the merged profile (counts per function and
+    call-graph edges do not depend on the interleaving) equals the sequential one."""
+    threads = os.path.join(HERE, "..", "threads")
+    an = "methodcount,callgraph,cachesim"
+    for prog in THREAD_PROGRAMS:
+        _, _, want, err = profile(tandem, prog, an, "sequential", cwd=threads)
+        check(f"threads/{prog} sequential: report", want != "", err[-1000:])
+        for full in th.FULL_RING:
+            for n in (1, 2, 4):
+                mode = "small" if full == "block" else "small-" + full
+                code, _, rep, err = profile(tandem, prog, an, mode, cwd=threads, extra=[f"-Xanalyzers={n}"])
+                same = code == 0 and rep != "" and comparable(rep) == comparable(want)
+                check(f"threads/{prog} full={full} analyzers={n} == sequential", same,
+                      f"{code}\n{rep[:2000]}\n--- vs ---\n{want[:2000]}\n{err[-1000:]}")
+
+
 # ----------------------------------------------------------------------------------------
 # every deterministic program
 # ----------------------------------------------------------------------------------------
@@ -392,6 +410,7 @@ def main():
         summary.append("oracle")
     if "conc" in only:
         names = test_conc_eq_seq(tandem)
+        test_full_ring_threads(tandem)
         summary.append(f"conc==seq ({', '.join(names)})")
     if "programs" in only:
         n = test_programs(tandem, a.jobs)
