@@ -46,10 +46,17 @@
 #endif
 
 /* Every linked GcStack (native stacks of registered VM threads, green stacks). The list is
- * changed under list_lock by running threads and read by the push callback while the world
- * is stopped (nobody holds the lock then: the lock is never held across a safepoint). */
+ * changed and walked under Boehm's allocator lock: the push callback runs inside a collection,
+ * which holds that lock from before it stops the world until after it restarts it, and
+ * gc_stack_link/unlink take it around their pointer updates. A lock of our own would not do:
+ * a registered native thread that has left the VM (thread_main, after its body returned) is
+ * not at any safepoint, so a collection (ours, or Boehm's own while a single thread runs VM
+ * code) may stop it by signal in the middle of its unlink; the walk, which cannot wait for a
+ * lock a stopped thread holds, then followed a half-updated list (TSan:
+ * threads/spawn_tree.lua, "Sanitizers" in tests/README.md). Under the allocator lock a
+ * collection and a link/unlink exclude each other, and the lock's release/acquire orders
+ * the list updates (and the GcStack's hi and spp, written before link) before the walk. */
 static GcStack stacks = {NULL, NULL, &stacks, &stacks};
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local GcStack *self;
 static _Thread_local void *self_handle; /* Boehm's handle of this thread */
 static GC_push_other_roots_proc prev_push;
@@ -68,7 +75,8 @@ static unsigned free_space_divisor = 8;
 
 static void push_ready(void);
 
-/* Runs in the collecting thread with the world stopped: must not allocate or lock. */
+/* Runs in the collecting thread with the world stopped and the allocator lock held (so no
+ * link or unlink is under way): must not allocate or lock. */
 static void GC_CALLBACK push_dormant_stacks(void) {
     for (GcStack *s = stacks.next; s != &stacks; s = s->next) {
         void **spp = s->spp;
@@ -78,21 +86,23 @@ static void GC_CALLBACK push_dormant_stacks(void) {
     if (prev_push) prev_push();
 }
 
+/* Neither may be called with the allocator lock held (it is not reentrant): callers are
+ * running threads outside any Boehm callback. */
 void gc_stack_link(GcStack *s) {
-    pthread_mutex_lock(&list_lock);
+    GC_alloc_lock();
     s->next = stacks.next;
     s->prev = &stacks;
     stacks.next->prev = s;
     stacks.next = s;
-    pthread_mutex_unlock(&list_lock);
+    GC_alloc_unlock();
 }
 
 void gc_stack_unlink(GcStack *s) {
-    pthread_mutex_lock(&list_lock);
+    GC_alloc_lock();
     s->prev->next = s->next;
     s->next->prev = s->prev;
     s->prev = s->next = NULL;
-    pthread_mutex_unlock(&list_lock);
+    GC_alloc_unlock();
 }
 
 static GcStack *register_self(void) {
@@ -201,8 +211,94 @@ void gc_set_running(bool on) {
 
 bool gc_running(void) { return !atomic_load(&stopped); }
 
+#ifdef GC_TSAN
+/* TSan builds only: the allocator-lock gate. Boehm stops the world by sending each registered
+ * thread that is not in a blocking region (GC_do_blocking) a signal and waiting for its
+ * handler to answer. TSan runs an asynchronous signal's handler at once only in a thread
+ * inside a call it knows to block (pthread_cond_wait, sem_wait, nanosleep, sigwait...);
+ * otherwise it defers the handler to the thread's next intercepted call. A thread waiting
+ * for Boehm's allocator lock in pthread_mutex_lock, which TSan does not count as blocking,
+ * therefore never answers while the collector, which holds that lock, waits for it: Boehm
+ * resends the signal and finally aborts ("Signals delivery fails constantly"). Outside TSan
+ * the kernel runs the handler inside the wait and nothing hangs.
+ *
+ * A thread RUNNING in the VM never meets a collection (that needs it at a safepoint). The
+ * registered threads that may wait for the lock while one runs are found (TSan,
+ * threads/spawn_tree.lua, native and green) at two places, which the gate covers:
+ *   - the end of a thread started by gc_thread_start: after its body has left the VM it
+ *     unlinks and frees its GcStack, and Boehm unregisters it after thread_main returns,
+ *     all under the lock. The thread holds the gate from the end of its body until a
+ *     thread-specific key's destructor, which glibc runs after the start routine returned,
+ *     hence after Boehm's cleanup handler unregistered it (gate_hold waits in
+ *     pthread_cond_wait, where TSan delivers the signal, if a collection is under way).
+ *   - the entry of a blocking region: GC_do_blocking takes the lock to mark the thread
+ *     blocked, and its callers have already left the VM (vm_ctx_block, or a safepoint
+ *     waiting for an operation to end, with the safepoint lock held: it must not wait
+ *     here). gc_do_blocking holds the gate until the region's function starts (the thread
+ *     is marked blocked by then: no signal); if a collection is already under way it does
+ *     not wait but calls the function directly, the thread staying active for Boehm: every
+ *     region's function waits in a call where TSan delivers the signal (pthread_cond_wait,
+ *     nanosleep, sigwait), or is a foreign call (ffi, which the TSan stage does not run).
+ * A collection (gc_collect_now) starts only once no thread holds the gate, and no thread
+ * takes it while one runs. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_busy;         /* threads holding the gate */
+static bool gate_collecting;  /* a collection is under way */
+static pthread_key_t gate_key;
+static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
+
+static void gate_release(void) {
+    pthread_mutex_lock(&gate_lock);
+    if (--gate_busy == 0) pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_lock);
+}
+
+/* Take the gate: [wait] while a collection is under way, else give up (false). */
+static bool gate_hold(bool wait) {
+    pthread_mutex_lock(&gate_lock);
+    while (wait && gate_collecting) pthread_cond_wait(&gate_cv, &gate_lock);
+    bool held = !gate_collecting;
+    if (held) gate_busy++;
+    pthread_mutex_unlock(&gate_lock);
+    return held;
+}
+
+static void gate_release_at_exit(void *unused) {
+    (void)unused;
+    gate_release();
+}
+
+static void gate_init(void) {
+    if (pthread_key_create(&gate_key, gate_release_at_exit) != 0) abort();
+}
+
+static void gate_exit_begin(void) {
+    pthread_once(&gate_once, gate_init);
+    gate_hold(true);
+    if (pthread_setspecific(gate_key, &gate_key) != 0) abort(); /* non-NULL: run the destructor */
+}
+
+static void gate_collect(bool begin) {
+    pthread_mutex_lock(&gate_lock);
+    if (begin) {
+        while (gate_busy > 0) pthread_cond_wait(&gate_cv, &gate_lock);
+        gate_collecting = true;
+    } else {
+        gate_collecting = false;
+        pthread_cond_broadcast(&gate_cv);
+    }
+    pthread_mutex_unlock(&gate_lock);
+}
+#else
+static inline void gate_exit_begin(void) {}
+static inline void gate_collect(bool begin) { (void)begin; }
+#endif
+
 void gc_collect_now(void) {
+    gate_collect(true);
     GC_gcollect();
+    gate_collect(false);
     set_trigger();
 }
 
@@ -335,6 +431,7 @@ static void *thread_main(void *p) {
     free(p);
     register_self();
     void *r = st.fn(st.arg);
+    gate_exit_begin(); /* TSan builds: no collection from here until Boehm has let go of it */
     GcStack *s = self;
     self = NULL;
     gc_stack_unlink(s);
@@ -358,7 +455,27 @@ int gc_thread_start(gc_thread_fn fn, void *arg, size_t stack_bytes) {
     return rc;
 }
 
+#ifdef GC_TSAN
+/* See "the allocator-lock gate" above. */
+typedef struct Blocking {
+    gc_thread_fn fn;
+    void *arg;
+} Blocking;
+
+static void *GC_CALLBACK blocking_body(void *p) {
+    Blocking *b = p;
+    gate_release(); /* marked blocked now: a collection no longer signals this thread */
+    return b->fn(b->arg);
+}
+
+void *gc_do_blocking(gc_thread_fn fn, void *arg) {
+    if (!gate_hold(false)) return fn(arg);
+    Blocking b = {fn, arg};
+    return GC_do_blocking(blocking_body, &b);
+}
+#else
 void *gc_do_blocking(gc_thread_fn fn, void *arg) { return GC_do_blocking(fn, arg); }
+#endif
 
 void gc_set_stack(void *hi) {
     struct GC_stack_base sb = {.mem_base = hi};

@@ -12,7 +12,8 @@
  * (it never exceeds the mask of the block node points to). Uses rax, rcx, rdx, xmm0, xmm1. */
 static void probe_str(Comp *c, String *key, int hit) {
     Asm *a = &c->a;
-    uint32_t h = key->hash != 0 ? key->hash : vm_string_hash(key);
+    uint32_t h = vm_str_cachedhash(key);
+    if (h == 0) h = vm_string_hash(key);
     int miss = jit_new_label(a);
     INS2(a, MOV, R(ZYDIS_REGISTER_ECX), M(RDI, offsetof(Table, hmask), 4));
     INS2(a, MOV, R(RAX), M(RDI, offsetof(Table, node), 8));
@@ -33,9 +34,30 @@ static void probe_str(Comp *c, String *key, int hit) {
     jit_bind(a, miss);
 }
 
+/* [dst] = upvals[reg]->v, for an access in compiled code: only an upvalue that is closed or
+ * open on this thread's own stack (vm_upval_direct); one open on another thread's stack is
+ * stepped at [pc], so that the interpreter goes through vm_upval_foreign (vm_func.c,
+ * "Foreign accesses"). Uses [dst] and rdx. */
+static void upval_ptr(Comp *c, int pc, int reg, ZydisRegister dst) {
+    Asm *a = &c->a;
+    int direct = jit_new_label(a);
+    INS2(a, MOV, R(RDX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
+    INS2(a, MOV, R(dst), M(RDX, offsetof(UpVal, v), 8));
+    INS2(a, LEA, R(RDX), M(RDX, offsetof(UpVal, closed), 8));
+    INS2(a, CMP, R(dst), R(RDX));
+    JMP(a, JZ, direct);
+    INS2(a, CMP, R(dst), M(RS, offsetof(State, stack), 8));
+    JMP(a, JB, STEP(c, pc));
+    INS2(a, MOV, R(RDX), M(RS, offsetof(State, stack_last), 8));
+    INS2(a, LEA, R(RDX), M(RDX, (int64_t)VM_EXTRA_STACK * (int64_t)sizeof(Value), 8));
+    INS2(a, CMP, R(dst), R(RDX));
+    JMP(a, JNB, STEP(c, pc));
+    jit_bind(a, direct);
+}
+
 /* rdi = the table in R[reg], or ([up]) in upvalue [reg], read whole so that the pointer and
  * the tag come from one 16-byte copy (another thread may be storing it); anything but a table
- * is stepped at [pc]. Uses rax, xmm0, xmm1. */
+ * is stepped at [pc]. Uses rax, rdx, xmm0, xmm1. */
 static void table_operand(Comp *c, int pc, int reg, bool up) {
     Asm *a = &c->a;
     if (!up) {
@@ -44,8 +66,7 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
         INS2(a, MOV, R(RDI), VAL(reg));
         return;
     }
-    INS2(a, MOV, R(RAX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
-    INS2(a, MOV, R(RAX), M(RAX, offsetof(UpVal, v), 8));
+    upval_ptr(c, pc, reg, RAX);
     INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
     INS2(a, MOVQ, R(RDI), R(XMM0));
     jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
@@ -84,8 +105,7 @@ static void load_rkc(Comp *c, Instr i) {
 void tpl_upval(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* upvals[B]->v, then the whole Value in one 16-byte access (another thread may be
      * writing the same upvalue: vm_value.h) */
-    INS2(a, MOV, R(RCX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)vm_b(i), 8));
-    INS2(a, MOV, R(RCX), M(RCX, offsetof(UpVal, v), 8));
+    upval_ptr(c, pc, (int)vm_b(i), RCX);
     if (vm_op(i) == OP_GETUPVAL) {
         INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
         jit_emit_mem(c, EV_LOAD, RCX, 0);

@@ -54,6 +54,31 @@ def tandem_option():
     return find_tandem(ap.parse_args().tandem, required=True)
 
 
+ENV_EXTRA_ARGS = "TANDEM_EXTRA_ARGS"
+
+
+def extra_args():
+    """Options for every tandem run of the runners that honour them (tests/run_programs.py,
+    tests/profile/run_profile_tests.py, run_analysis_tests.py, run_known_profiles.py), right
+    after the binary:
+    $TANDEM_EXTRA_ARGS split at white space (none when unset). scripts/sanitize.sh thread sets
+    -Xjit=off: TSan does not see the JIT's generated code (tests/README.md, "Sanitizers"). An
+    option a runner passes itself comes later on the command line and wins (the last of
+    repeated -X options counts)."""
+    return os.environ.get(ENV_EXTRA_ARGS, "").split()
+
+
+def tandem_argv(tandem, *args):
+    """The command line of one tandem run by a test runner: [tandem, extra_args(), args]."""
+    return [tandem, *extra_args(), *args]
+
+
+def jit_turned_off():
+    """Whether extra_args() turn the JIT off: checks that compare the JIT with the interpreter
+    (or that switch the JIT on themselves) are then skipped, and say so."""
+    return any(a == "-Xjit=off" for a in extra_args())
+
+
 def find_lua(name="lua5.4"):
     """The reference interpreter (a name on PATH or a path), or None."""
     return shutil.which(name) if name else None
@@ -175,11 +200,12 @@ def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=Fal
                    timed_out)
 
 
-def tandem_runner(tandem, cwd=None, env=None, timeout=None):
+def tandem_runner(tandem, cwd=None, env=None, timeout=None, with_extra_args=False):
     """run(*args, stdin=None, cwd=cwd, timeout=timeout) -> (exit code, stdout, stderr) of
-    `tandem ARGS` (see run_once)."""
+    `tandem ARGS` (see run_once); with [with_extra_args], `tandem EXTRA ARGS` (tandem_argv)."""
     def run(*args, stdin=None, cwd=cwd, timeout=timeout):
-        r = run_once([tandem, *args], cwd=cwd, env=env, stdin=stdin, timeout=timeout)
+        argv = tandem_argv(tandem, *args) if with_extra_args else [tandem, *args]
+        r = run_once(argv, cwd=cwd, env=env, stdin=stdin, timeout=timeout)
         return r.code, r.out, r.err
     return run
 

@@ -19,6 +19,10 @@ current directory set to the folder that holds it, as `<impl> <case>.lua
   <case>.opts       Tandem options (before the script), one per line; ignored
                     when running lua5.4
 
+Tandem's command line: tandem $TANDEM_EXTRA_ARGS --extra-arg... <case>.opts
+<case>.lua <case>.args (the last of repeated -X options wins;
+pylib/tandem_harness.py, extra_args).
+
 Modes:
   --tandem PATH        run the tests under Tandem and compare (default mode)
   --regen              rewrite .expected/.status/.stderr from lua5.4
@@ -266,7 +270,7 @@ def main():
         exe = os.path.abspath(opts.tandem)
         if not os.access(exe, os.X_OK):
             sys.exit("run_programs.py: not an executable: %s" % exe)
-        prefix = [exe] + opts.extra_arg
+        prefix = th.tandem_argv(exe, *opts.extra_arg)   # $TANDEM_EXTRA_ARGS first, then --extra-arg
 
     cases = discover(opts.dirs, opts.filter)
     if not cases:

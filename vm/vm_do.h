@@ -100,6 +100,30 @@ int vm_pcall_msgh(State *S, int nargs, int nresults, ptrdiff_t errfunc);
 /* Upvalues (vm_func.c). */
 UpVal *vm_findupval(State *S, Value *level);
 void vm_closeupvals(State *S, Value *level);
+/* Whether [p] (u->v, loaded once) may be accessed directly by S's thread: u is closed, or
+ * open on S's own stack (only S's thread closes it or moves that stack). Otherwise the
+ * access goes through vm_upval_foreign (vm_func.c, "Foreign accesses"). */
+static inline bool vm_upval_direct(const State *S, const UpVal *u, const Value *p) {
+    return p == &u->closed || (p >= S->stack && p < S->stack_last + VM_EXTRA_STACK);
+}
+/* A whole-Value access to upvalue [u], open on another thread's stack: *[load] = the value
+ * when [load] is not NULL, else the value = *[store]. Returns the address accessed (for
+ * the profiler's heap events). */
+const Value *vm_upval_foreign(UpVal *u, Value *load, const Value *store);
+/* *[tv] = the value of upvalue [u], read whole; returns where it was read, or [tv] itself
+ * when it went through vm_upval_foreign (the slot may be reused once the lock is gone). */
+static inline const Value *vm_upval_value(const State *S, UpVal *u, Value *tv) {
+    const Value *p = __atomic_load_n(&u->v, __ATOMIC_ACQUIRE);
+    if (vm_upval_direct(S, u, p)) {
+        *tv = vm_loadv(p);
+        return p;
+    }
+    vm_upval_foreign(u, tv, NULL);
+    return tv;
+}
+/* Held while open upvalues' pointers change outside their owner's closing (realloc_stack). */
+void vm_upval_lock(void);
+void vm_upval_unlock(void);
 /* Close upvalues and call __close of to-be-closed variables at or above [level]; [err] is
  * the error object (nil for a normal exit). May call Lua code (may move the stack). */
 void vm_close(State *S, Value *level, const Value *err);

@@ -1,4 +1,7 @@
 /* vm_func.c: closures, upvalues and to-be-closed variables. */
+#include <pthread.h>
+#include <sched.h>
+
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
@@ -31,18 +34,69 @@ UpVal *vm_findupval(State *S, Value *level) {
     return uv;
 }
 
-/* Close open upvalues at or above [level]: copy the value in and point at the copy.
- * Closures on other threads may read or write the upvalue meanwhile (GETUPVAL/SETUPVAL
- * load uv->v once, then move the whole Value): the copy is one 16-byte load and store, and
- * uv->v is published after it with a release store, so a thread that sees the new pointer
- * sees the copied value. A store another thread makes to the stack slot after the copy is
- * lost, as with any racing store. */
+/* ======================================================================
+ * Foreign accesses to open upvalues
+ * ======================================================================
+ * A closure that another thread runs may read or write an upvalue that is still open: its
+ * value lives in a slot of the owner's stack. The owner closes the upvalue (copies the value
+ * into uv->closed and points uv->v at it) and then reuses the slot for other variables (the
+ * next iteration's loop variable), or moves its whole stack (realloc_stack). An accessor
+ * that loaded uv->v just before would then read another variable, or write into it (TSan:
+ * FORLOOP's store into the slot against another thread's GETUPVAL; tests/README.md,
+ * "Sanitizers"). So an access to an upvalue open on another thread's stack (not
+ * vm_upval_direct) and the owner's closing agree, as in Dekker's algorithm:
+ *   accessor: lock; shared = 1 (seq_cst); if closing (seq_cst): unlock, wait until
+ *             uv->v == &uv->closed and access the closed copy; else access *uv->v; unlock.
+ *   owner:    closing = 1 (seq_cst); if shared (seq_cst): lock, copy, publish, unlock;
+ *             else copy and publish without the lock.
+ * In the single total order of the four seq_cst accesses at least one side sees the other's
+ * flag: either the owner closes under the lock (after or before the accessor's whole access
+ * to the slot, which the copy then carries over or which finds the closed copy), or the
+ * accessor sees closing and touches only the closed copy, once it is published (release
+ * store; acquire load). realloc_stack moves open upvalues under the lock. One lock for the
+ * process: foreign accesses to open upvalues are rare (the window between a thread's spawn
+ * and its spawner leaving the captured variable's scope). The owner's own accesses and
+ * every access to a closed upvalue take no lock. */
+static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vm_upval_lock(void) { pthread_mutex_lock(&foreign_lock); }
+void vm_upval_unlock(void) { pthread_mutex_unlock(&foreign_lock); }
+
+static const Value *access_whole(Value *p, Value *load, const Value *store) {
+    if (load != NULL)
+        vm_copyv(load, p);
+    else
+        vm_copyv(p, store);
+    return p;
+}
+
+const Value *vm_upval_foreign(UpVal *u, Value *load, const Value *store) {
+    pthread_mutex_lock(&foreign_lock);
+    __atomic_store_n(&u->shared, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&u->closing, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_unlock(&foreign_lock); /* the owner may need it to publish */
+        while (__atomic_load_n(&u->v, __ATOMIC_ACQUIRE) != &u->closed) sched_yield();
+        return access_whole(&u->closed, load, store);
+    }
+    const Value *r = access_whole(__atomic_load_n(&u->v, __ATOMIC_ACQUIRE), load, store);
+    pthread_mutex_unlock(&foreign_lock);
+    return r;
+}
+
+/* Close open upvalues at or above [level]: copy the value in and point at the copy (see
+ * "Foreign accesses" above for threads accessing them meanwhile). The copy is one 16-byte
+ * load and store, and uv->v is published after it with a release store, so a thread that
+ * sees the new pointer sees the copied value. */
 void vm_closeupvals(State *S, Value *level) {
     UpVal *uv;
     while ((uv = S->openupval) != NULL && uv->v >= level) {
         S->openupval = uv->next;
+        __atomic_store_n(&uv->closing, 1, __ATOMIC_SEQ_CST);
+        bool locked = __atomic_load_n(&uv->shared, __ATOMIC_SEQ_CST) != 0;
+        if (locked) pthread_mutex_lock(&foreign_lock);
         vm_copyv(&uv->closed, uv->v);
         __atomic_store_n(&uv->v, &uv->closed, __ATOMIC_RELEASE);
+        if (locked) pthread_mutex_unlock(&foreign_lock);
     }
 }
 

@@ -312,21 +312,33 @@ L_LOADTRUE:
  * chooses between the fast path (which stores the whole copy) and the metamethod path; no
  * payload is used on its strength, so under a racing store either outcome returns a value
  * the slot held. */
+/* An upvalue open on another thread's stack goes through vm_upval_foreign (vm_func.c,
+ * "Foreign accesses"); GETTABUP and SETTABUP then work on the copy of its value. */
 L_GETUPVAL: {
-    const Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
+    UpVal *u = cl->upvals[B()];
+    const Value *uv = __atomic_load_n(&u->v, __ATOMIC_ACQUIRE);
+    if (vm_upval_direct(S, u, uv))
+        vm_copyv(RA(), uv);
+    else
+        uv = vm_upval_foreign(u, RA(), NULL);
     MEMEV(EV_LOAD, uv);
-    vm_copyv(RA(), uv);
     NEXT();
 }
 L_SETUPVAL: {
-    Value *uv = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
-    MEMEV(EV_STORE, uv);
-    vm_copyv(uv, RA());
+    UpVal *u = cl->upvals[B()];
+    Value *uv = __atomic_load_n(&u->v, __ATOMIC_ACQUIRE);
+    const Value *at = uv;
+    if (vm_upval_direct(S, u, uv))
+        vm_copyv(uv, RA());
+    else
+        at = vm_upval_foreign(u, NULL, RA());
+    MEMEV(EV_STORE, at);
+    (void)at; /* unused where MEMEV is empty */
     NEXT();
 }
 L_GETTABUP: {
-    const Value *uvp = __atomic_load_n(&cl->upvals[B()]->v, __ATOMIC_ACQUIRE);
-    Value tv = vm_loadv(uvp);
+    Value tv;
+    const Value *uvp = vm_upval_value(S, cl->upvals[B()], &tv);
     const Value *key = KC();
     if (tv.tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
@@ -341,8 +353,8 @@ L_GETTABUP: {
     FINISHGET(uvp, key, NULL);
 }
 L_SETTABUP: {
-    Value *uvp = __atomic_load_n(&cl->upvals[A()]->v, __ATOMIC_ACQUIRE);
-    Value tv = vm_loadv(uvp);
+    Value tv;
+    const Value *uvp = vm_upval_value(S, cl->upvals[A()], &tv);
     const Value *key = KB();
     const Value *val = RKC();
     if (tv.tt == VT_TABLE) {

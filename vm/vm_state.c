@@ -77,7 +77,7 @@ void *vm_realloc(State *S, void *p, size_t n) {
 const Value *vm_gettm(Table *mt, TMS event, String *ename) {
     const Value *tm = vm_table_getstr_inline(mt, ename);
     if (vm_isnil(tm)) {
-        if (event < VM_TM_FAST) mt->h.flags |= (uint8_t)(1u << event); /* cache absence */
+        if (event < VM_TM_FAST) __atomic_fetch_or(&mt->h.flags, (uint8_t)(1u << event), __ATOMIC_RELAXED); /* cache absence (vm_fasttm) */
         return NULL;
     }
     return tm;
@@ -101,12 +101,19 @@ static void realloc_stack(State *S, int newsize) {
     Value *old = S->stack;
     Value *nw = vm_alloc(S, (size_t)(newsize + VM_EXTRA_STACK) * sizeof(Value));
     int keep = S->stacksize < newsize ? S->stacksize : newsize; /* shrinking keeps the used part */
-    memcpy(nw, old, (size_t)(keep + VM_EXTRA_STACK) * sizeof(Value));
     for (CallInfo *ci = S->ci; ci != NULL; ci = ci->prev) {
         ci->func = nw + (ci->func - old);
         ci->top = nw + (ci->top - old);
     }
-    for (UpVal *uv = S->openupval; uv != NULL; uv = uv->next) uv->v = nw + (uv->v - old);
+    /* Another thread may be accessing an open upvalue through its old pointer: it does so
+     * under the foreign-access lock (vm_func.c, "Foreign accesses"), so the move happens
+     * under it too, the copy included (a write it makes lands before the copy). */
+    bool locked = S->openupval != NULL;
+    if (locked) vm_upval_lock();
+    memcpy(nw, old, (size_t)(keep + VM_EXTRA_STACK) * sizeof(Value));
+    for (UpVal *uv = S->openupval; uv != NULL; uv = uv->next)
+        __atomic_store_n(&uv->v, nw + (uv->v - old), __ATOMIC_RELEASE);
+    if (locked) vm_upval_unlock();
     S->top = nw + (S->top - old);
     S->stack = nw;
     S->stacksize = newsize;

@@ -173,11 +173,15 @@ typedef struct Global {
 
 /* Fast metamethod lookup in metatable [mt] (may be NULL): NULL when absent. */
 const Value *vm_gettm(Table *mt, TMS event, String *ename);
+/* h.flags is written by any thread that stores a new key into mt (vm_table.c clears it), so
+ * it is read and set with relaxed atomics: a plain access was a data race (TSan). A bit set
+ * by a lookup that raced with such a store may hide the new key's metamethod until the next
+ * new key: one of the unspecified outcomes of a racing program ("Races" in vm_table.c). */
 static inline const Value *vm_fasttm(State *S, Table *mt, TMS e) {
-    if (mt == NULL || (mt->h.flags & (1u << e))) return NULL;
+    if (mt == NULL || (__atomic_load_n(&mt->h.flags, __ATOMIC_RELAXED) & (1u << e))) return NULL;
     const Value *tm = vm_table_getstr_inline(mt, S->g->tmname[e]);
     if (tm->tt != VT_NIL) return tm;
-    mt->h.flags |= (uint8_t)(1u << e); /* cache the absence until the next new key */
+    __atomic_fetch_or(&mt->h.flags, (uint8_t)(1u << e), __ATOMIC_RELAXED); /* cache the absence until the next new key */
     return NULL;
 }
 

@@ -116,11 +116,12 @@ static uint64_t hash_bytes(const char *p, size_t n) {
 }
 
 uint32_t vm_string_hash(String *s) {
-    if (s->hash != 0) return s->hash;
+    uint32_t cached = vm_str_cachedhash(s);
+    if (cached != 0) return cached;
     uint64_t h = hash_bytes(s->data, s->len);
     uint32_t h32 = (uint32_t)(h ^ (h >> 32));
     if (h32 == 0) h32 = 1;   /* 0 means "not computed yet" */
-    s->hash = h32;
+    __atomic_store_n(&s->hash, h32, __ATOMIC_RELAXED); /* see vm_str_cachedhash */
     return h32;
 }
 

@@ -116,6 +116,16 @@ static inline uint32_t gethint(const TabArr *a) {
 /* Only for a non-empty block: the shared empty one is read-only. */
 static inline void sethint(TabArr *a, uint32_t h) { __atomic_store_n(&a->lenhint, h, __ATOMIC_RELAXED); }
 
+/* A block's 'used' and 'live' counts and a table's absent-metamethod cache (h.flags) are
+ * written by every thread that stores into the table. Relaxed atomic loads and stores: the
+ * same moves as plain accesses, but no data race in C11 terms (TSan checks this). A count
+ * is changed by a load and a store, not by an atomic add: racing writers may lose updates,
+ * which the counts allow ("Races" above; rehash clamps them), and a locked add would slow
+ * every insertion. */
+#define RLOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define RSTORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define RADD(x, d) RSTORE(x, RLOAD(x) + (d))
+
 /* Most keys a hash part of [cap] nodes may hold, dead ones included: 3/4 of the nodes
  * (one less than all for the tiny sizes, so a probe usually finds an empty node). */
 static inline uint32_t hlimit(uint32_t cap) {
@@ -147,7 +157,10 @@ static inline uint32_t hashword(uint64_t x) {
 
 static inline uint32_t hashint(vm_Integer i) { return hashword((uint64_t)i); }
 
-static inline uint32_t hashstr(String *s) { return s->hash != 0 ? s->hash : vm_string_hash(s); }
+static inline uint32_t hashstr(String *s) {
+    uint32_t h = vm_str_cachedhash(s);
+    return h != 0 ? h : vm_string_hash(s);
+}
 
 /* Hash of a normalised, non-nil key. */
 static inline uint32_t keyhash(const Value *k) {
@@ -162,7 +175,7 @@ static inline uint32_t keyhash(const Value *k) {
 /* String keys: pointer first, then hash, length and bytes. [a] is a key already in the
  * table (its hash is cached), [b] the key looked up with hash [hb]. */
 static inline bool streq(const String *a, const String *b, uint32_t hb) {
-    return a == b || (a->hash == hb && a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
+    return a == b || (vm_str_cachedhash(a) == hb && a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
 }
 
 /* Key equality for normalised keys: strings by bytes, booleans by tag, integers and
@@ -472,8 +485,9 @@ static void rehash(State *S, Table *t, const Value *k) {
     /* The block's counts are exact when one thread at a time changes the table; with
      * racing writers they may be anything, so clamp them to the capacity: they only size
      * the new block, and resize() grows it when the keys do not fit. */
-    uint32_t used = b->used < cap ? b->used : cap;
-    uint32_t live = b->live < used ? b->live : used;
+    uint32_t bused = RLOAD(b->used), blive = RLOAD(b->live);
+    uint32_t used = bused < cap ? bused : cap;
+    uint32_t live = blive < used ? blive : used;
     uint32_t dead = used - live;
     /* Mostly dead nodes and a key that cannot go to the array part: only clean the hash
      * part. Recounting the array part would cost O(asize) for each round of churn in a
@@ -610,10 +624,10 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
         if (keyeq(&nk, k, h)) {
             if (n->val.tt == VT_NIL) {            /* dead key comes back */
                 if (val->tt == VT_NIL) return;
-                b->live++;
-                t->h.flags = 0;
+                RADD(b->live, 1);
+                RSTORE(t->h.flags, 0);
             } else if (val->tt == VT_NIL) {       /* removal: the node turns dead */
-                b->live--;
+                RADD(b->live, -1);
             }
             vm_copyv(&n->val, val);
             return;
@@ -622,24 +636,24 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
         i = (i + 1) & m;
     }
     if (val->tt == VT_NIL) return;   /* removing an absent key */
-    t->h.flags = 0;                  /* a new key may be a metamethod name */
+    RSTORE(t->h.flags, 0);           /* a new key may be a metamethod name */
     if (tomb != NULL) {              /* reuse a dead node: 'used' does not change */
         vm_storev(&tomb->key, *k);
         vm_copyv(&tomb->val, val);
-        b->live++;
+        RADD(b->live, 1);
         return;
     }
     /* No empty node (racing inserters filled the block) or no room under the limit (the
      * shared empty block has limit 0). */
-    if (empty == NULL || b->used >= b->limit) {
+    if (empty == NULL || RLOAD(b->used) >= b->limit) {
         rehash(S, t, k);
         vm_table_set(S, t, k, val);   /* the key may now belong to the array part */
         return;
     }
     vm_storev(&empty->key, *k);
     vm_copyv(&empty->val, val);
-    b->used++;
-    b->live++;
+    RADD(b->used, 1);
+    RADD(b->live, 1);
 }
 
 void vm_table_setint(State *S, Table *t, vm_Integer key, const Value *val) {

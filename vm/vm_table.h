@@ -21,7 +21,9 @@ static inline uint32_t vm_table_hcap(const Table *t) {
     const TabNodes *b = vm_table_nodes(t);
     return b->limit == 0 ? 0 : b->mask + 1;   /* the empty block counts as no hash part */
 }
-static inline uint32_t vm_table_hlive(const Table *t) { return vm_table_nodes(t)->live; }
+static inline uint32_t vm_table_hlive(const Table *t) {
+    return __atomic_load_n(&vm_table_nodes(t)->live, __ATOMIC_RELAXED);   /* see RLOAD in vm_table.c */
+}
 
 /* The hash part for a lookup: [*mask] and the block, loaded in this order. The hash part
  * only ever grows, and a resize publishes the new block before the new t->hmask (release
@@ -56,7 +58,8 @@ uint32_t vm_string_hash(String *s);
 __attribute__((always_inline)) static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
     uint32_t m;
     const TabNodes *b = vm_table_hpart(t, &m);
-    uint32_t h = s->hash != 0 ? s->hash : vm_string_hash(s);
+    uint32_t h = vm_str_cachedhash(s);
+    if (h == 0) h = vm_string_hash(s);
     uint32_t i = h & m;
     for (uint32_t left = m + 1; left != 0; left--) {
         const Node *n = &b->n[i];
@@ -64,7 +67,7 @@ __attribute__((always_inline)) static inline const Value *vm_table_getstr_inline
         uint32_t tt = vm_v16_tt(k);
         if (tt == VT_STR) {
             const String *ks = vm_v16_p(k);
-            if (ks == s || (ks->hash == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0))
+            if (ks == s || (vm_str_cachedhash(ks) == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0))
                 return &n->val;
         } else if (tt == VT_NIL) {
             return &vm_absent;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "vm_sanitize.h"
+
 /* ======================================================================
  * Values
  * ======================================================================
@@ -97,8 +99,48 @@ _Static_assert(sizeof(Value) == 16 && _Alignof(Value) == 16, "Value is one align
  * readers reach an object only through the pointer they loaded (a data dependency). */
 typedef long long vm_V16 __attribute__((vector_size(16), aligned(16)));
 
+/* The two primitives every whole-Value access below is made of.
+ *
+ * TSan builds (tests/README.md, "Sanitizers"): TSan sees a 16-byte access as two plain
+ * 8-byte ones and knows nothing of x86's 16-byte atomicity or of its store order, so it
+ * reported every racing pair of whole-Value accesses (threads/table_race.lua: hundreds per
+ * run), and every object published through a slot (the object's initialising stores
+ * against the reads of a thread that loaded the pointer from the slot). There the same
+ * movdqa/movaps is done in inline assembly, which TSan does not see, and announced to TSan
+ * as what it is on x86: an atomic access to the payload word, a release store (a no-op
+ * atomic OR of 0 on the payload, done before the store, so that a reader that sees the
+ * store acquires it) or an acquire load (a second load of the payload, after the access).
+ * Only the payload word is announced: a plain read of the tag alone (is the slot nil?),
+ * which the design allows, is then not reported, while a plain read or write of the
+ * payload (half a Value, the tearing this all avoids) or a plain copy of a whole shared
+ * Value still is, as a race against an atomic access. Other builds: the volatile vector
+ * accesses described above. */
+#if VM_TSAN
+static inline vm_V16 vm_load16(const Value *p) {
+    vm_V16 x;
+    __asm__ volatile("movdqa %1, %0" : "=x"(x) : "m"(*(const vm_V16 *)(const void *)p));
+    (void)__atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_ACQUIRE);
+    return x;
+}
+
+static inline void vm_store16(Value *p, vm_V16 x) {
+    (void)__atomic_fetch_or((uint64_t *)(void *)p, 0, __ATOMIC_RELEASE);
+    __asm__ volatile("movaps %1, %0" : "=m"(*(vm_V16 *)(void *)p) : "x"(x) : "memory");
+}
+#else
+/* The same whole load kept as a vector, for code that only inspects fields (hash probes
+ * look at the tag, then the payload): GCC takes the tag out with movhlps + movq, where
+ * from a Value copy it needs three instructions. */
+static inline vm_V16 vm_load16(const Value *p) { return *(const volatile vm_V16 *)(const volatile void *)p; }
+
+static inline void vm_store16(Value *p, vm_V16 x) {
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    *(volatile vm_V16 *)(volatile void *)p = x;
+}
+#endif
+
 static inline Value vm_loadv(const Value *p) {
-    vm_V16 x = *(const volatile vm_V16 *)(const volatile void *)p;
+    vm_V16 x = vm_load16(p);
     Value v;
     memcpy(&v, &x, sizeof v);
     return v;
@@ -108,14 +150,9 @@ static inline void vm_storev(Value *p, Value v) {
     /* built in registers (movq, movq, punpcklqdq): going through memory would stall on
      * store forwarding (two 8-byte stores read back by one 16-byte load) */
     vm_V16 x = {(long long)v.u.i, (long long)v.tt};
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    *(volatile vm_V16 *)(volatile void *)p = x;
+    vm_store16(p, x);
 }
 
-/* The same whole load kept as a vector, for code that only inspects fields (hash probes
- * look at the tag, then the payload): GCC takes the tag out with movhlps + movq, where
- * from a Value copy it needs three instructions. */
-static inline vm_V16 vm_load16(const Value *p) { return *(const volatile vm_V16 *)(const volatile void *)p; }
 static inline uint32_t vm_v16_tt(vm_V16 x) { return (uint32_t)x[1]; }
 static inline vm_Integer vm_v16_i(vm_V16 x) { return (vm_Integer)x[0]; }
 static inline void *vm_v16_p(vm_V16 x) { return (void *)(intptr_t)x[0]; }
@@ -123,11 +160,7 @@ static inline void *vm_v16_p(vm_V16 x) { return (void *)(intptr_t)x[0]; }
 static inline void vm_put16(Value *p, vm_V16 x) { memcpy(p, &x, sizeof x); }
 
 /* *dst = *src, each side one 16-byte access (either may be shared). */
-static inline void vm_copyv(Value *dst, const Value *src) {
-    vm_V16 x = *(const volatile vm_V16 *)(const volatile void *)src;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    *(volatile vm_V16 *)(volatile void *)dst = x;
-}
+static inline void vm_copyv(Value *dst, const Value *src) { vm_store16(dst, vm_load16(src)); }
 
 #define VM_MAXINTEGER INT64_MAX
 #define VM_MININTEGER INT64_MIN
@@ -185,6 +218,12 @@ typedef struct String {
     size_t len;
     char data[];
 } String;
+
+/* The cached hash (0: not yet). Whichever thread needs it first computes and stores it, so
+ * several threads may do so at once: relaxed atomic loads and stores (vm_string_hash), the
+ * same moves as plain accesses; every writer stores the same value, and a reader sees 0
+ * (and computes it too) or that value. Plain accesses were a data race (TSan). */
+static inline uint32_t vm_str_cachedhash(const String *s) { return __atomic_load_n(&s->hash, __ATOMIC_RELAXED); }
 
 /* --- tables -------------------------------------------------------------
  * Array part: arr->v[0 .. arr->size-1] holds keys 1 .. size (nil where absent).
@@ -305,6 +344,8 @@ typedef struct UpVal {
     ObjHeader h;
     Value *v;              /* read and written as one pointer (other threads may read it) */
     struct UpVal *next;    /* next open upvalue (lower level); unused when closed */
+    uint8_t shared;        /* another thread has accessed it while open (vm_func.c, "Foreign") */
+    uint8_t closing;       /* its owner has begun to close it */
     Value closed;          /* 16-byte aligned, like every Value */
 } UpVal;
 

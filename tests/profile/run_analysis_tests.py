@@ -72,7 +72,7 @@ def run(tandem, args, cwd=HERE, env=None, stdin=None, timeout=300):
     e["TANDEM_TEST_ENV"] = "tandem test value"
     if env:
         e.update(env)
-    r = th.run_once([tandem, *args], cwd=cwd, env=e, stdin=stdin, timeout=timeout)
+    r = th.run_once(th.tandem_argv(tandem, *args), cwd=cwd, env=e, stdin=stdin, timeout=timeout)
     return r.code, r.out, r.err
 
 
@@ -399,6 +399,10 @@ def main():
         only.discard("oracle")
     if "jit" in only and not has_jit(tandem):
         print("JIT checks skipped: this tandem is built without the JIT")
+        only.discard("jit")
+    if "jit" in only and th.jit_turned_off():
+        # they switch the JIT on themselves, which TANDEM_EXTRA_ARGS=-Xjit=off is there to avoid
+        print("JIT checks skipped: $TANDEM_EXTRA_ARGS turns the JIT off")
         only.discard("jit")
     tmp = tempfile.mkdtemp(prefix="tandem_analysis_")
     summary = []

@@ -60,7 +60,7 @@ ENV.setdefault("HOME", "/")
 
 
 def run(tandem, args, cwd=HERE, timeout=300):
-    r = th.run_once([tandem, *args], cwd=cwd, env=ENV, timeout=timeout)
+    r = th.run_once(th.tandem_argv(tandem, *args), cwd=cwd, env=ENV, timeout=timeout)
     return r.code, r.out, r.err
 
 
@@ -905,8 +905,9 @@ def test_sigterm(tandem, mode):
     out = os.path.join(d, "profile.out")
     name = f"SIGTERM {mode}"
     try:
-        p = subprocess.Popen([tandem, "-Xprofile=methodcount,callgraph,calltree", "-Xprofile.format=json",
-                              f"-Xprofile.out={out}", *mode_opts(mode), "known_forever.lua"], cwd=HERE,
+        p = subprocess.Popen(th.tandem_argv(tandem, "-Xprofile=methodcount,callgraph,calltree",
+                                            "-Xprofile.format=json", f"-Xprofile.out={out}", *mode_opts(mode),
+                                            "known_forever.lua"), cwd=HERE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = p.stdout.readline()
         p.send_signal(signal.SIGTERM)

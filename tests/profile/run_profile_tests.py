@@ -14,8 +14,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SMALL_RING = th.SMALL_RING
 
 
+THREAD_PROGRAMS = "spawn_tree.lua,pipeline.lua,mutex_counter.lua,basics.lua"
+
+
 def main():
-    run = th.tandem_runner(th.tandem_option(), cwd=HERE, timeout=120)
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    ap.add_argument("--thread-programs", default=THREAD_PROGRAMS,
+                    help="the tests/threads programs profiled under every thread model (comma-separated; "
+                         "the TSan build names fewer: tests/README.md, \"Sanitizers\")")
+    a = ap.parse_args()
+    run = th.tandem_runner(th.find_tandem(a.tandem, required=True), cwd=HERE, timeout=120, with_extra_args=True)
     check = th.Checks()
     tmp = tempfile.mkdtemp(prefix="tandem_profile_")
     expected = {"f (shape.lua:4)": 1000, "g (shape.lua:5)": 250, "h (shape.lua:6)": 10,
@@ -88,7 +98,7 @@ def main():
     threads_dir = os.path.join(HERE, "..", "threads")
     models = {"native": ["-Xthreads=native"], "green1": ["-Xthreads=green", "-Xcarriers=1"],
               "green4": ["-Xthreads=green", "-Xcarriers=4"]}
-    for prog in ("spawn_tree.lua", "pipeline.lua", "mutex_counter.lua", "basics.lua"):
+    for prog in a.thread_programs.split(","):
         for model, margs in models.items():
             seq = None
             for mode, extra in (("sequential", ["-Xanalysis=sequential"]), ("concurrent", []),
@@ -134,7 +144,8 @@ def main():
     # Heap loads and stores never wait between safepoints: with a ring full most of the time,
     # every EV_LOAD/EV_STORE finds the room reserved at the safepoint before it, in compiled
     # code (its inline reservations) and in the interpreter.
-    built_jit = "built without the JIT" not in run("-X")[1]
+    # (jit=on is skipped when $TANDEM_EXTRA_ARGS turns the JIT off: th.extra_args)
+    built_jit = "built without the JIT" not in run("-X")[1] and not th.jit_turned_off()
     for model in ("native", "green"):
         for jit in ("on", "off") if built_jit else ("off",):
             code, out, err = run(f"-Xjit={jit}", "-Xprofile=cachesim", "-Xprofile.out=/dev/null", "-Xstats",
