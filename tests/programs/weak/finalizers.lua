@@ -8,6 +8,10 @@ local function mk(name)
 end
 local function three() mk("a"); mk("b"); mk("c") end
 three()
+-- Tandem scans C stacks conservatively: a call that makes and drops plain values first
+-- overwrites the interpreter's stale copies of the last objects made (lua5.4 needs none).
+local function churn() local t = {} for i = 1, 8 do t[i] = i end return #t end
+churn()
 collectgarbage()
 print("order", table.concat(log, " "))   -- reverse order of marking
 
