@@ -18,20 +18,6 @@ local n = 0
 for k, v in pairs(wk) do n = n + 1 end
 print("entries", n, wk.str, wk[7], wk[keep])
 
--- ephemeron: the value refers to its own key
-local cache = setmetatable({}, {__mode = "k"})
-local function memo(k) cache[k] = {key = k, data = "x"} end
-for i = 1, 100 do memo({}) end
-local held = {}
-memo(held)
--- Tandem scans C stacks conservatively: a call that makes and drops plain values first
--- overwrites the interpreter's stale copies of the last keys made (lua5.4 needs none).
-local function churn() local t = {} for i = 1, 8 do t[i] = i end return #t end
-churn()
-collectgarbage()
-local c = 0
-for k, v in pairs(cache) do c = c + 1; assert(v.key == k) end
-print("ephemeron entries left", c, cache[held].data)
 
 -- chains through several ephemeron entries: a -> b -> c, alive only while a is
 local eph = setmetatable({}, {__mode = "k"})
