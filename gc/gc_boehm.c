@@ -701,7 +701,7 @@ static size_t separate(bool all) {
         }
     }
     size_t kept = nreg - j;
-    memmove(fin_reg, fin_reg + j, kept * sizeof *fin_reg);
+    if (kept) memmove(fin_reg, fin_reg + j, kept * sizeof *fin_reg); /* none registered yet: fin_reg is NULL */
     nreg = kept;
     atomic_store_explicit(&fin_ready, rq_tail - rq_head, memory_order_release);
     return first;

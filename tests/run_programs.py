@@ -102,7 +102,7 @@ class Result:
         self.timed_out = timed_out
 
 
-def discover(roots, filt):
+def discover(roots, filt, skip=()):
     cases = []
     for root in roots:
         if os.path.isfile(root):
@@ -111,7 +111,7 @@ def discover(roots, filt):
         if not os.path.isdir(root):
             sys.exit("run_programs.py: no such file or folder: %s" % root)
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "modules")
+            dirnames[:] = sorted(d for d in dirnames if d != "modules" and d not in skip)
             for fn in sorted(filenames):
                 if fn.endswith(".lua") and not fn.startswith("mod_"):
                     cases.append(Case(os.path.join(dirpath, fn)))
@@ -246,6 +246,8 @@ def main():
     ap.add_argument("--lua5.4", dest="lua", default=th.find_lua("lua5.4") or "",
                     help="reference interpreter (empty: none)")
     ap.add_argument("--filter", default="", help="only cases whose path contains this")
+    ap.add_argument("--skip-folder", action="append", default=[], metavar="NAME",
+                    help="leave out subfolders of this name (repeatable)")
     ap.add_argument("--extra-arg", action="append", default=[],
                     help="option passed to tandem before the script (repeatable)")
     ap.add_argument("--regen", action="store_true",
@@ -272,7 +274,7 @@ def main():
             sys.exit("run_programs.py: not an executable: %s" % exe)
         prefix = th.tandem_argv(exe, *opts.extra_arg)   # $TANDEM_EXTRA_ARGS first, then --extra-arg
 
-    cases = discover(opts.dirs, opts.filter)
+    cases = discover(opts.dirs, opts.filter, opts.skip_folder)
     if not cases:
         sys.exit("run_programs.py: no test programs found")
 
