@@ -388,7 +388,10 @@ def main():
     ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs, jit")
     ap.add_argument("--require-oracle", action="store_true",
                     help="fail, instead of skipping the oracle checks, if the build has no path oracle")
+    ap.add_argument("--skip-folder", action="append", default=[], metavar="NAME",
+                    help="leave out this tests/programs folder (sanitizer builds: the exact-collection ones)")
     a = ap.parse_args()
+    EXCLUDE_DIRS.update(a.skip_folder)
     tandem = th.find_tandem(a.tandem, required=True)
     only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs", "jit"}
     if "oracle" in only and not has_oracle(tandem):
