@@ -433,7 +433,8 @@ static void *analyzer_main(void *arg) {
         }
         /* Idle time (CabStats.idle_ns): from the end of the first round that found nothing
          * to the end of the last backoff, credited to every ring served meanwhile after
-         * each backoff. Clock reads only while idle; a busy analyzer reads none. */
+         * each backoff. Clock reads for it only while idle; a busy analyzer reads the clock only
+         * around each turn that found something (busy_ns). */
         if (idle == 0) idle_mark = now_ns();
         backoff(idle++);
         uint64_t t = now_ns();
