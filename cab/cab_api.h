@@ -104,15 +104,20 @@ const char *cab_config_check(const CabConfig *cfg);
 typedef struct CabRing CabRing; /* private: cab_internal.h */
 
 /* Called around a producer's wait on a full ring (exhaustive mode only), from the producer
- * thread. block_begin: the producer is about to wait indefinitely; the runtime marks it as
- * being at a safepoint (GC_do_blocking-like) and may tell a green-thread scheduler that the
- * carrier waits. block_end: the wait is over; the runtime takes the thread back (it may stop
- * here for a collection in progress). Any hook may be NULL. The hooks must not push into the
- * ring of the producer that is waiting. */
+ * thread. block_begin: the producer is about to wait indefinitely. block_wait, when set: runs
+ * [wait(arg)], the wait itself (polls of the ring, or the producer's own analysis under
+ * CAB_FULL_SELF/ADAPTIVE), and returns when it does; the runtime runs it as a blocking region
+ * (the producer counts as being at a safepoint, and the collector, knowing the thread is
+ * blocked, neither signals it nor scans what [wait] puts on its stack), and takes the thread
+ * back at its end (it may stop there for a collection in progress). NULL: the ring calls
+ * [wait] directly. block_end: the wait is over. The three run once per long wait, in this
+ * order. Any hook may be NULL. The hooks must not push into the ring of the producer that is
+ * waiting; [wait] touches only the ring and the analysis state (never the runtime's heap). */
 typedef struct CabBlockHooks {
     void (*block_begin)(void *ctx);
     void (*block_end)(void *ctx);
     void *ctx;
+    void (*block_wait)(void *ctx, void (*wait)(void *arg), void *arg);
 } CabBlockHooks;
 
 /* The producer's cursor, kept by the runtime in thread-local storage (copying it is fine

@@ -90,7 +90,8 @@
  *     2. calls hooks.block_begin(ctx) once, on the producer thread: from here on the VM
  *        counts the thread as being at a safepoint;
  *     3. polls the same slot until CLEAR: CAB_YIELDS sched_yields, then nanosleeps from 1 us
- *        doubling up to CAB_SLEEP_MAX_NS;
+ *        doubling up to CAB_SLEEP_MAX_NS (long_wait; through hooks.block_wait when set, which
+ *        the VM runs as a blocking region);
  *     4. calls hooks.block_end(ctx) once, on the producer thread, before it stores.
  *   Counted (CabStats): every wait in [blocks], those that reached step 2 in
  *   [hooked_blocks], and the time of steps 1-4 in [blocked_ns] (one clock read at the start
@@ -370,6 +371,32 @@ static bool adaptive_self(const CabRing *r) {
     return __atomic_load_n(&r->owner, __ATOMIC_RELAXED) == CAB_OWNER_NONE && !cab_idle_core(r->ncpus);
 }
 
+/* Step 3 of "Blocking" (top of the file): poll [w] until CLEAR, analysing the producer's own
+ * chunks meanwhile when the policy says so. Run by hooks.block_wait when the runtime has one
+ * (a blocking region: the collector neither stops nor scans this thread meanwhile). */
+typedef struct LongWait {
+    CabRing *r;
+    const uint64_t *w;
+    CabFull full;
+} LongWait;
+
+static void long_wait(void *arg) {
+    LongWait *lw = arg;
+    CabRing *r = lw->r;
+    long ns = 1000;
+    for (int k = 0; load_acq(lw->w) != 0; k++) { /* D: pairs with the consumer's release clear (C) */
+        if (lw->full == CAB_FULL_SELF || (lw->full == CAB_FULL_ADAPTIVE && adaptive_self(r)))
+            if (self_consume(r, lw->w)) break;
+        if (k < CAB_YIELDS) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, ns};
+            nanosleep(&ts, NULL);
+            if (ns < CAB_SLEEP_MAX_NS) ns *= 2;
+        }
+    }
+}
+
 void cab_wait_zero(CabRing *r, const uint64_t *w) {
     r->blocks_live++;
     uint64_t t0 = now_ns();
@@ -385,21 +412,14 @@ void cab_wait_zero(CabRing *r, const uint64_t *w) {
     }
     /* A long wait, or the producer's own analysis: tell the runtime (the producer now counts
      * as being at a safepoint). The hooks are called here only, never during the spin above,
-     * and always in pairs. */
+     * and always together. */
     r->hooked_live++;
     if (r->hooks.block_begin) r->hooks.block_begin(r->hooks.ctx);
-    long ns = 1000;
-    for (int k = 0; load_acq(w) != 0; k++) { /* D, as above */
-        if (full == CAB_FULL_SELF || (full == CAB_FULL_ADAPTIVE && adaptive_self(r)))
-            if (self_consume(r, w)) break;
-        if (k < CAB_YIELDS) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, ns};
-            nanosleep(&ts, NULL);
-            if (ns < CAB_SLEEP_MAX_NS) ns *= 2;
-        }
-    }
+    LongWait lw = {r, w, full};
+    if (r->hooks.block_wait)
+        r->hooks.block_wait(r->hooks.ctx, long_wait, &lw);
+    else
+        long_wait(&lw);
     if (r->hooks.block_end) r->hooks.block_end(r->hooks.ctx);
     r->blocked_ns_live += now_ns() - t0; /* the hooks' own time included: the producer was
                                             held up by the full ring all along */

@@ -40,9 +40,10 @@ static char *get_prompt(State *S, bool firstline) {
     return copy;
 }
 
-/* One line after the prompt, malloc'd, without its newline; NULL at end of input. */
-static char *read_line(State *S, const char *prompt) {
-    vm_blocking_begin(S);
+/* One line after the prompt, malloc'd, without its newline; NULL at end of input. Run as a
+ * blocking region (other threads may collect while the prompt waits). */
+static void *read_line_blocking(void *prompt_arg) {
+    const char *prompt = prompt_arg;
 #if TANDEM_READLINE
     char *line = readline(prompt);
 #else
@@ -58,8 +59,11 @@ static char *read_line(State *S, const char *prompt) {
         line[n - 1] = '\0';
     }
 #endif
-    vm_blocking_end(S);
     return line;
+}
+
+static char *read_line(State *S, const char *prompt) {
+    return vm_blocking_call(S, read_line_blocking, (void *)prompt);
 }
 
 static void save_line(const char *line) {

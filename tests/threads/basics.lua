@@ -25,6 +25,12 @@ print(pcall(bad3.join, bad3))
 local shared = 0
 thread.spawn(function() shared = 42 end):join()
 print("shared", shared)
+-- the debug library reaches the same upvalue, open on the spawner's stack, through the same
+-- protocol as GETUPVAL/SETUPVAL
+local open = 1
+local function peek() return open end
+thread.spawn(function() debug.setupvalue(peek, 1, 7) end):join()
+print("debug upvalue", open, select(2, thread.spawn(function() return debug.getupvalue(peek, 1) end):join()))
 -- bad arguments
 print(pcall(thread.spawn))
 print(pcall(h.join, {}))

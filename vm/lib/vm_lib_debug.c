@@ -322,30 +322,42 @@ static int db_setcstacklimit(State *S) {
     return 1;
 }
 
-/* Upvalue [n] of Lua function [f]: its slot and name, or NULL. */
-static Value *upvalue_of(const Value *f, vm_Integer n, const char **name) {
+/* Upvalue [n] of function [f]: its name, and for a Lua function its UpVal (*u), for a C
+ * function the slot itself (*c); false when there is no such upvalue. A Lua upvalue may be
+ * open on another thread's stack, so it is read and written through vm_upval_value and
+ * vm_upval_foreign as GETUPVAL/SETUPVAL do (vm_func.c, "Foreign accesses"). */
+static bool upvalue_of(const Value *f, vm_Integer n, const char **name, UpVal **u, Value **c) {
+    *u = NULL;
+    *c = NULL;
     if (f->tt == VT_LFUNC) {
         LClosure *cl = f->u.lf;
-        if (n < 1 || n > cl->p->nupvals || cl->upvals[n - 1] == NULL) return NULL;
+        if (n < 1 || n > cl->p->nupvals || cl->upvals[n - 1] == NULL) return false;
         String *s = cl->p->upvals[n - 1].name;
         *name = s ? s->data : "(no name)";
-        return __atomic_load_n(&cl->upvals[n - 1]->v, __ATOMIC_ACQUIRE);
+        *u = cl->upvals[n - 1];
+        return true;
     }
     if (f->tt == VT_CFUNC) {
         CClosure *cf = f->u.cf;
-        if (n < 1 || n > cf->h.extra) return NULL;
+        if (n < 1 || n > cf->h.extra) return false;
         *name = "";
-        return &cf->upvals[n - 1];
+        *c = &cf->upvals[n - 1];
+        return true;
     }
-    return NULL;
+    return false;
 }
 
 static int db_getupvalue(State *S) {
     vm_check_type(S, 1, VT_LFUNC);
     const char *name;
-    Value *v = upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name);
-    if (v == NULL) return 0;
-    Value val = vm_loadv(v);   /* other threads may write the upvalue */
+    UpVal *u;
+    Value *c;
+    if (!upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name, &u, &c)) return 0;
+    Value val;
+    if (u != NULL)
+        vm_upval_value(S, u, &val);
+    else
+        val = vm_loadv(c);
     vm_pushcstr(S, name);
     vm_push(S, val);
     return 2;
@@ -355,9 +367,19 @@ static int db_setupvalue(State *S) {
     vm_check_any(S, 3);
     vm_check_type(S, 1, VT_LFUNC);
     const char *name;
-    Value *v = upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name);
-    if (v == NULL) return 0;
-    vm_copyv(v, vm_at(S, 3));
+    UpVal *u;
+    Value *c;
+    if (!upvalue_of(vm_at(S, 1), vm_check_integer(S, 2), &name, &u, &c)) return 0;
+    const Value *nv = vm_at(S, 3);
+    if (c != NULL) {
+        vm_copyv(c, nv);
+    } else {
+        Value *p = __atomic_load_n(&u->v, __ATOMIC_ACQUIRE);
+        if (vm_upval_direct(S, u, p))
+            vm_copyv(p, nv);
+        else
+            vm_upval_foreign(u, NULL, nv);
+    }
     vm_pushcstr(S, name);
     return 1;
 }

@@ -23,19 +23,18 @@
  * (it keeps one as upvalue 2, but C code may also have kept pointers into the library), and
  * dlopen reference-counts repeated loads, so the cost is one mapping per distinct library.
  *
- * Safepoints: the foreign call runs in a blocking region (vm_blocking_begin/end), so a
+ * Safepoints: the foreign call runs in a blocking region (vm_blocking_call), so a
  * thread sitting in a long C call counts as stopped and never holds up a collection. Inside
  * the region nothing touches a Value or allocates: arguments are converted into C storage
- * before it, the result is converted after it. The call itself runs under gc_do_blocking,
- * so the collector does not even signal the thread (a signal would cut short sleeps and
- * other system calls that are never restarted). */
+ * before it, the result is converted after it. The region is one for the collector too
+ * (GC_do_blocking), so it does not even signal the thread (a signal would cut short sleeps
+ * and other system calls that are never restarted). */
 #include <dlfcn.h>
 #include <ffi.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gc_api.h"
 #include "vm_lib.h"
 #include "vm_thread.h"
 
@@ -196,7 +195,7 @@ static void to_c(State *S, int arg, FfiKind k, FfiSlot *slot) {
     }
 }
 
-/* The foreign call, run under gc_do_blocking. */
+/* The foreign call, run as a blocking region (vm_blocking_call). */
 typedef struct FfiCall {
     const FfiSig *sig;
     void *rv;
@@ -238,9 +237,7 @@ static int ffi_trampoline(State *S) {
     /* sig lives in the closure's upvalue, which the stack slot of the running function keeps
      * alive; reading it inside the region touches no Value */
     FfiCall call = {sig, &rv, avalues};
-    vm_blocking_begin(S);
-    gc_do_blocking(do_call, &call);
-    vm_blocking_end(S);
+    vm_blocking_call(S, do_call, &call);
     switch ((FfiKind)sig->ret) {
     case FT_VOID:
         return 0;

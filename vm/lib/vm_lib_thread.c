@@ -131,9 +131,7 @@ static int th_sleep(State *S) {
         while (now_sec() < deadline) vm_green_sleep_until(S, t, deadline);
         return 0;
     }
-    vm_blocking_begin(S);
-    gc_do_blocking(native_sleep, &d);
-    vm_blocking_end(S);
+    vm_blocking_call(S, native_sleep, &d);
     return 0;
 }
 

@@ -178,17 +178,31 @@ static void stream_done(void *ctx, const CabStats *st) {
 }
 
 /* A producer waiting on a full ring counts as stopped for safepoints: the runtime may
- * collect meanwhile. 'waiting' tells the shutdown that the thread is still inside the ring. */
+ * collect meanwhile. The wait runs as a blocking region (vm_blocking_call): it touches only
+ * the ring and, under -Xcab.full=self/adaptive, the analysis state, never a Value. 'waiting'
+ * tells the shutdown that the thread is still inside the ring: it is cleared when the wait
+ * is over, before the region's end, where the thread may stay parked for good. */
 static void stream_block_begin(void *ctx) {
     VmProfStream *s = ctx;
     __atomic_store_n(&s->waiting, 1, __ATOMIC_RELEASE);
-    vm_blocking_begin(NULL);
 }
 
-static void stream_block_end(void *ctx) {
-    VmProfStream *s = ctx;
-    __atomic_store_n(&s->waiting, 0, __ATOMIC_RELEASE);
-    vm_blocking_end(NULL);
+typedef struct RingWait {
+    VmProfStream *s;
+    void (*wait)(void *arg);
+    void *arg;
+} RingWait;
+
+static void *ring_wait(void *p) {
+    RingWait *w = p;
+    w->wait(w->arg);
+    __atomic_store_n(&w->s->waiting, 0, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void stream_block_wait(void *ctx, void (*wait)(void *arg), void *arg) {
+    RingWait w = {ctx, wait, arg};
+    vm_blocking_call(NULL, ring_wait, &w);
 }
 
 static _Noreturn void fatal(const char *what) {
@@ -210,7 +224,7 @@ static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
         CabConfig cfg = o->cab;
         /* the enqueue stage samples too: its ring never blocks, and nobody reads it */
         cfg.mode = s->kind == VM_PS_SAMPLING ? CAB_MODE_SAMPLING : CAB_MODE_EXHAUSTIVE;
-        CabBlockHooks hooks = {stream_block_begin, stream_block_end, s};
+        CabBlockHooks hooks = {.block_begin = stream_block_begin, .block_wait = stream_block_wait, .ctx = s};
         const char *err = NULL;
         s->ring = cab_ring_new(&cfg, &hooks, &s->prod, &err);
         if (s->ring == NULL) fatal(err ? err : "cannot create a ring");
@@ -450,8 +464,8 @@ static int finish_locked(void) {
     vm_prof_tl = &discard_stream;
     /* Every other thread is stopped for good (vm_threads_shutdown): close their streams.
      * A thread stopped inside a wait on its full ring leaves the wait (the analyzer frees
-     * slots) and then parks in its block_end hook without pushing: wait for that before
-     * closing the ring under it. */
+     * slots) and then parks at the end of its blocking region without pushing: wait for
+     * that before closing the ring under it. */
     for (VmProfStream *s = run.streams; s; s = s->next) {
         while (__atomic_load_n(&s->waiting, __ATOMIC_ACQUIRE)) sched_yield();
         stream_close(s);

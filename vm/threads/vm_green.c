@@ -274,9 +274,15 @@ static const char *prepare(VmThread *t) {
 
 /* ---- carriers and the ticker ----------------------------------------------------------- */
 
+/* An idle carrier's wait, a blocking region (idle_lock is taken inside it: vm_safepoint.c,
+ * "Blocking regions"). */
 static void *idle_wait(void *arg) {
     (void)arg;
+    pthread_mutex_lock(&idle_lock);
+    atomic_fetch_add(&nidle, 1);
     while (atomic_load(&nready) == 0) pthread_cond_wait(&idle_cv, &idle_lock);
+    atomic_fetch_sub(&nidle, 1);
+    pthread_mutex_unlock(&idle_lock);
     return NULL;
 }
 
@@ -293,13 +299,7 @@ static void *carrier_main(void *arg) {
             run(c, t);
             continue;
         }
-        vm_ctx_block(&c->ctx);
-        pthread_mutex_lock(&idle_lock);
-        atomic_fetch_add(&nidle, 1);
-        gc_do_blocking(idle_wait, NULL);
-        atomic_fetch_sub(&nidle, 1);
-        pthread_mutex_unlock(&idle_lock);
-        vm_ctx_unblock(&c->ctx);
+        vm_ctx_blocking(&c->ctx, idle_wait, NULL);
     }
     return NULL;
 }
@@ -458,9 +458,14 @@ void vm_green_stop_timers(void) {
     pthread_mutex_unlock(&timer_lock);
 }
 
+/* The main native thread's wait for the main green thread, a blocking region. */
 static void *main_wait(void *arg) {
-    (void)arg;
+    VmThread *m = arg;
+    pthread_mutex_lock(&main_lock);
     while (!main_done) pthread_cond_wait(&main_cv, &main_lock);
+    pthread_mutex_unlock(&main_lock);
+    /* The carrier may still be switching off the main green stack: wait for it. */
+    while (__atomic_load_n(&m->gstate, __ATOMIC_ACQUIRE) != G_DONE) sched_yield();
     return NULL;
 }
 
@@ -482,13 +487,7 @@ void vm_green_run_main(State *S, VmThread *m, Ctx *main_ctx, void (*body)(State 
     }
     enqueue(m);
     /* The main native thread waits, stopped, until the main green thread is done. */
-    vm_ctx_block(main_ctx);
-    pthread_mutex_lock(&main_lock);
-    gc_do_blocking(main_wait, NULL);
-    pthread_mutex_unlock(&main_lock);
-    /* The carrier may still be switching off the main green stack: wait for it. */
-    while (__atomic_load_n(&m->gstate, __ATOMIC_ACQUIRE) != G_DONE) sched_yield();
-    vm_ctx_unblock(main_ctx);
+    vm_ctx_blocking(main_ctx, main_wait, m);
     m->green = false;
     m->main_body = NULL;
     S->basestack = native;

@@ -7,7 +7,7 @@
  * thread needs no cooperation: its stack is scanned through its GcStack); in both, the
  * process's main native thread whenever it runs VM code outside a language thread. A
  * context is RUNNING or STOPPED; sp.running counts the RUNNING ones. A context inside a
- * blocking region (vm_blocking_begin, a producer waiting on a full CAB) counts as STOPPED. */
+ * blocking region (vm_blocking_call, a producer waiting on a full CAB) counts as STOPPED. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -79,28 +79,46 @@ static void resume_locked(Ctx *c) {
     sp.running++;
 }
 
-void vm_ctx_block(Ctx *c) {
-    if (c == NULL) return;
+/* Blocking regions. A context is STOPPED for the safepoint protocol only while the collector
+ * counts its thread as blocked too (GC_do_blocking): a collection never signals a thread
+ * that the VM already counts as stopped. Were the two states apart, a stopped thread would
+ * be suspended by the collector's signal wherever it happened to be, holding a runtime lock
+ * (a carrier's idle_lock, a thread's park lock) that another stopped thread then waits for.
+ * With the kernel that is harmless: the waiting thread runs the signal handler inside its
+ * futex wait. Under ThreadSanitizer it is a hang: TSan defers the handler of a thread blocked
+ * in pthread_mutex_lock (or spinning in sched_yield, which it does not intercept) until its
+ * next intercepted call, and the collector waits for an answer that never comes (tests/
+ * README.md, "Sanitizers"). Inside the region [fn] must not touch Values or allocate; what
+ * it keeps on its stack below the region's start is not scanned. */
+typedef struct Blocked {
+    Ctx *c;
+    gc_thread_fn fn;
+    void *arg;
+} Blocked;
+
+static void *blocked_body(void *p) {
+    Blocked *b = p;
     pthread_mutex_lock(&sp.lock);
-    stop_locked(c);
+    stop_locked(b->c);
     pthread_mutex_unlock(&sp.lock);
-}
-
-void vm_ctx_unblock(Ctx *c) {
-    if (c == NULL) return;
+    void *r = b->fn(b->arg);
     pthread_mutex_lock(&sp.lock);
-    resume_locked(c);
+    wait_resumed(NULL); /* already blocked for the collector: wait here, not in a region of its own */
+    b->c->state = CTX_RUNNING;
+    sp.running++;
     pthread_mutex_unlock(&sp.lock);
+    return r;
 }
 
-void vm_blocking_begin(State *S) {
-    (void)S;
-    vm_ctx_block(vm_ctx_current());
+void *vm_ctx_blocking(Ctx *c, gc_thread_fn fn, void *arg) {
+    if (c == NULL) return fn(arg); /* no context: nothing to count (never a VM thread) */
+    Blocked b = {c, fn, arg};
+    return gc_do_blocking(blocked_body, &b);
 }
 
-void vm_blocking_end(State *S) {
+void *vm_blocking_call(State *S, gc_thread_fn fn, void *arg) {
     (void)S;
-    vm_ctx_unblock(vm_ctx_current());
+    return vm_ctx_blocking(vm_ctx_current(), fn, arg);
 }
 
 /* Park the calling context until the pending operation is over. */
@@ -148,6 +166,11 @@ static uint64_t fuzz_next(Ctx *c) {
     return fz_rng * 0x2545f4914f6cdd1dull;
 }
 
+static void *nap(void *ts) {
+    nanosleep(ts, NULL);
+    return NULL;
+}
+
 static void sched_fuzz(State *S, Ctx *c) {
     uint64_t r = fuzz_next(c);
     if (r % FUZZ_ODDS != 0) return;
@@ -160,9 +183,7 @@ static void sched_fuzz(State *S, Ctx *c) {
     } else {
         __atomic_add_fetch(&fz_naps, 1, __ATOMIC_RELAXED);
         struct timespec ts = {0, 1000 + (long)((r >> 8) % 200000)};
-        vm_ctx_block(c);
-        nanosleep(&ts, NULL);
-        vm_ctx_unblock(c);
+        vm_ctx_blocking(c, nap, &ts);
     }
 }
 

@@ -62,9 +62,14 @@ void vm_thread_forget(VmThread *t) {
     pthread_mutex_unlock(&all_lock);
 }
 
+/* A native thread's park, a blocking region (pk_lock is taken inside it: vm_safepoint.c,
+ * "Blocking regions"). */
 static void *native_wait(void *arg) {
     VmThread *t = arg;
+    pthread_mutex_lock(&t->pk_lock);
     while (!__atomic_load_n(&t->permit, __ATOMIC_RELAXED)) pthread_cond_wait(&t->pk_cond, &t->pk_lock);
+    __atomic_store_n(&t->permit, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&t->pk_lock);
     return NULL;
 }
 
@@ -75,13 +80,7 @@ void vm_thread_park(State *S, VmThread *t) {
         vm_green_park(S, t);
         return;
     }
-    Ctx *c = vm_ctx_current();
-    vm_ctx_block(c);
-    pthread_mutex_lock(&t->pk_lock);
-    gc_do_blocking(native_wait, t);
-    __atomic_store_n(&t->permit, 0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&t->pk_lock);
-    vm_ctx_unblock(c);
+    vm_ctx_blocking(vm_ctx_current(), native_wait, t);
 }
 
 void vm_thread_unpark(VmThread *t) {

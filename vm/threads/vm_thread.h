@@ -13,7 +13,7 @@
  *  - inside a blocking region a thread touches no Values and does not allocate;
  *  - a thread never polls or allocates while holding a runtime lock that a RUNNING thread
  *    could wait for outside a blocking region (runtime locks that may be contended are
- *    taken in a blocking region: vm_blocking_begin, lock, vm_blocking_end);
+ *    taken inside a blocking region: vm_blocking_call with a function that locks);
  *  - a safepoint operation itself takes no runtime lock a stopped thread may hold. */
 #ifndef VM_THREAD_H
 #define VM_THREAD_H
@@ -35,9 +35,11 @@ static inline void vm_poll(State *S) {
     if (VM_POLL_PENDING()) vm_poll_slow(S);
 }
 
-/* Blocking regions (the calling thread counts as stopped between the two). */
-void vm_blocking_begin(State *S);
-void vm_blocking_end(State *S);
+/* A blocking region: runs fn(arg) with the calling thread STOPPED (for the safepoint protocol
+ * and for the collector alike) and returns its result once the thread is RUNNING again.
+ * [fn] touches no Values and does not allocate; pointers it keeps only on its own stack are
+ * not scanned. */
+void *vm_blocking_call(State *S, void *(*fn)(void *arg), void *arg);
 
 /* Bring every other language thread to a stop, run [op(arg)], let them go. Called from a
  * RUNNING thread (or from the main native thread before/after the program). */

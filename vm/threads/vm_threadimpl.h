@@ -87,8 +87,9 @@ void vm_thread_set_current(VmThread *t);
 void vm_ctx_born(Ctx *c);
 void vm_ctx_enter(Ctx *c);
 void vm_ctx_leave(Ctx *c);
-void vm_ctx_block(Ctx *c);
-void vm_ctx_unblock(Ctx *c);
+/* Run fn(arg) with [c] STOPPED, as a blocking region for the collector too (vm_safepoint.c,
+ * "Blocking regions"); [c] is RUNNING again when it returns. */
+void *vm_ctx_blocking(Ctx *c, void *(*fn)(void *arg), void *arg);
 
 /* Wait until unparked (or return at once if a permit is pending). May return spuriously. */
 void vm_thread_park(State *S, VmThread *t);

@@ -386,7 +386,7 @@ static void test_cab_resume_distance_reachable(void **state) {
 typedef struct HookCtx {
     CabRing *r;
     Seq seq;
-    int begins, ends;
+    int begins, ends, waits;
 } HookCtx;
 
 static void hook_begin(void *ctx) {
@@ -395,11 +395,20 @@ static void hook_begin(void *ctx) {
     cab_consume(h->r, seq_consume, &h->seq, 0);
 }
 static void hook_end(void *ctx) { ((HookCtx *)ctx)->ends++; }
+/* The runtime's block_wait runs the wait as a blocking region; here it checks that it comes
+ * between the other two, once, and runs it. */
+static void hook_wait(void *ctx, void (*wait)(void *arg), void *arg) {
+    HookCtx *h = ctx;
+    h->waits++;
+    assert_int_equal(h->begins, h->ends + 1);
+    wait(arg);
+    assert_int_equal(h->begins, h->ends + 1);
+}
 
-static void run_blocking(CabTransport t, size_t ring, size_t chunk) {
+static void run_blocking(CabTransport t, size_t ring, size_t chunk, bool with_wait) {
     CabConfig c = cfg_of(t, CAB_MODE_EXHAUSTIVE, ring, chunk);
     HookCtx h = {.seq = {1, 0}};
-    CabBlockHooks hooks = {hook_begin, hook_end, &h};
+    CabBlockHooks hooks = {hook_begin, hook_end, &h, with_wait ? hook_wait : NULL};
     CabProducer p;
     CabRing *r = cab_ring_new(&c, &hooks, &p, NULL);
     assert_non_null(r);
@@ -408,6 +417,7 @@ static void run_blocking(CabTransport t, size_t ring, size_t chunk) {
     for (uint64_t i = 1; i <= total; i++) push_any(&p, t, i);
     assert_true(h.begins > 0);
     assert_int_equal(h.begins, h.ends);
+    assert_int_equal(h.waits, with_wait ? h.begins : 0);
     cab_close(&p);
     while (!cab_ring_done(r)) cab_consume(r, seq_consume, &h.seq, 0);
     assert_int_equal(h.seq.bad, 0);
@@ -424,8 +434,10 @@ static void run_blocking(CabTransport t, size_t ring, size_t chunk) {
 static void test_cab_push_blocks_calls_hooks(void **state) {
     (void)state;
     for (int t = CAB_TRANSPORT_CAB; t <= CAB_TRANSPORT_FFWD; t++) {
-        run_blocking((CabTransport)t, 16 << 10, 4 << 10);
-        run_blocking((CabTransport)t, 64 << 10, 4 << 10);
+        for (int w = 0; w <= 1; w++) {
+            run_blocking((CabTransport)t, 16 << 10, 4 << 10, w);
+            run_blocking((CabTransport)t, 64 << 10, 4 << 10, w);
+        }
     }
 }
 
@@ -442,8 +454,8 @@ static void test_cab_push_smallest_rings(void **state) {
         assert_non_null(r);
         assert_int_equal(r->resume, expect[nch]);
         cab_ring_free(r);
-        run_blocking(CAB_TRANSPORT_CAB, nch * 4096, 4096);
-        if (nch != 4 && nch != 8) run_blocking(CAB_TRANSPORT_NWAY, nch * 4096, 4096);
+        run_blocking(CAB_TRANSPORT_CAB, nch * 4096, 4096, false);
+        if (nch != 4 && nch != 8) run_blocking(CAB_TRANSPORT_NWAY, nch * 4096, 4096, false);
     }
 }
 
@@ -509,7 +521,7 @@ static void test_cab_sampling_never_blocks(void **state) {
     (void)state;
     CabConfig c = cfg_of(CAB_TRANSPORT_CAB, CAB_MODE_SAMPLING, 16 << 10, 4 << 10);
     HookCtx h = {.seq = {1, 0}};
-    CabBlockHooks hooks = {hook_begin, hook_end, &h};
+    CabBlockHooks hooks = {hook_begin, hook_end, &h, NULL};
     CabProducer p;
     CabRing *r = cab_ring_new(&c, &hooks, &p, NULL);
     h.r = r;

@@ -143,7 +143,7 @@ static CabStats run(CabTransport t, CabMode m, size_t ring, size_t chunk, uint64
     c.ring_bytes = ring;
     c.chunk_bytes = chunk;
     c.sample_rate = 0.5;
-    CabBlockHooks hooks = {hook_begin, hook_end, f};
+    CabBlockHooks hooks = {hook_begin, hook_end, f, NULL};
     f->transport = t;
     f->mode = m;
     f->total = total;
@@ -545,7 +545,7 @@ static void run_slow(CabTransport t, size_t nch, size_t chunk, uint64_t laps) {
     const uint64_t nslots = nch * chunk / 8;
     s.total = laps * nslots + chunk / 16; /* ends mid-chunk: the residue needs the close */
     CabConfig cfg = cfg_of(t, CAB_MODE_EXHAUSTIVE, nch * chunk, chunk);
-    CabBlockHooks hooks = {slow_begin, slow_end, &s};
+    CabBlockHooks hooks = {slow_begin, slow_end, &s, NULL};
     const char *err = NULL;
     s.ring = cab_ring_new(&cfg, &hooks, &s.prod, &err);
     if (!s.ring) fail_msg("%s", err);
@@ -631,7 +631,7 @@ static void run_lonely(size_t nch, size_t chunk, uint64_t laps) {
     l.total = laps * (nch * chunk / 8) + 3;
     CabConfig cfg = cfg_of(CAB_TRANSPORT_CAB, CAB_MODE_SAMPLING, nch * chunk, chunk);
     cfg.sample_rate = 0.25;
-    CabBlockHooks hooks = {lonely_hook, lonely_hook, &l};
+    CabBlockHooks hooks = {lonely_hook, lonely_hook, &l, NULL};
     const char *err = NULL;
     CabRing *r = cab_ring_new(&cfg, &hooks, &l.prod, &err);
     if (!r) fail_msg("%s", err);
