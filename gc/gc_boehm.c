@@ -232,9 +232,10 @@ bool gc_running(void) { return !atomic_load(&stopped); }
  *     hence after Boehm's cleanup handler unregistered it (gate_hold waits in
  *     pthread_cond_wait, where TSan delivers the signal, if a collection is under way).
  *   - the entry of a blocking region: GC_do_blocking takes the lock to mark the thread
- *     blocked, and its callers have already left the VM (vm_ctx_block, or a safepoint
- *     waiting for an operation to end, with the safepoint lock held: it must not wait
- *     here). gc_do_blocking holds the gate until the region's function starts (the thread
+ *     blocked. A region the VM opens for a running thread (vm_ctx_blocking) cannot meet a
+ *     collection (the thread counts as stopped only inside it), but a stopped one can: a
+ *     safepoint waiting for an operation to end, with the safepoint lock held (it must not
+ *     wait here). gc_do_blocking holds the gate until the region's function starts (the thread
  *     is marked blocked by then: no signal); if a collection is already under way it does
  *     not wait but calls the function directly, the thread staying active for Boehm: every
  *     region's function waits in a call where TSan delivers the signal (pthread_cond_wait,

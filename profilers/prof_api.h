@@ -17,7 +17,7 @@
 /* Display name of function [id] ("f (prog.lua:3)"); never NULL. */
 typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
-typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND } ProfFormat;
+typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND, PROF_ANNOTATE } ProfFormat;
 
 /* A Ball-Larus path decoded (pathprof): the basic blocks it went through, in order, and the
  * source lines of their instructions (consecutive repeats dropped). Blocks are numbered in
@@ -42,6 +42,15 @@ typedef struct ProfPath {
  * or the number is unknown. */
 typedef int (*ProfDecodePathFn)(uint32_t id, uint32_t path, ProfPath *out, void *ctx);
 
+/* Where function [id] is in its source (ProfReportOpts.fsource): the file it was loaded from
+ * (NULL when it was not loaded from a file: a string chunk, stdin) and its lines (first 0
+ * for a main chunk: the whole file). */
+typedef struct ProfSource {
+    const char *file;
+    int first, last;
+} ProfSource;
+typedef int (*ProfSourceFn)(uint32_t id, ProfSource *out, void *ctx);
+
 /* How to write a report. */
 typedef struct ProfReportOpts {
     ProfFormat format;
@@ -51,6 +60,7 @@ typedef struct ProfReportOpts {
     ProfNameFn fname;     /* names of function ids */
     void *ctx;            /* for fname */
     ProfDecodePathFn decode_path; /* Ball-Larus paths (pathprof); NULL: numbers only */
+    ProfSourceFn fsource;         /* source files of function ids (annotate); may be NULL */
 } ProfReportOpts;
 
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
@@ -88,7 +98,7 @@ typedef struct ProfAnalysis {
  *   callgraph    caller -> callee edges with call sites   text json callgrind
  *   calltree     calling context tree; depth-two patterns text json folded
  *   cachesim     L1/L2 cache simulation of heap accesses  text json
- *   pathprof     Ball-Larus paths, decoded to blocks/lines text json
+ *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate
  * JSON: one document per analysis and report, ending with a newline, with the members
  * "analysis", "version", "sample_rate", "estimated", "partial"; counts in it are the
  * observed ones (divide by sample_rate to estimate). Text, folded and callgrind counts are

@@ -4,12 +4,14 @@
  * path:32] per completed path, at back edges and at function exits; this analysis counts
  * them per (function id, path number) in a hash table and, at report time, decodes every
  * number back into the blocks and source lines it went through, through the runtime's
- * ProfReportOpts.decode_path. Reports: text (hottest paths first), json (every path).
+ * ProfReportOpts.decode_path. Reports: text (hottest paths first), json (every path),
+ * annotate (the source of the hottest functions with each line's count, "Annotate" below).
  *
  * Hot path: one probe of an open-addressing table of (key, count) pairs, key =
  * fid << 32 | path (fid >= 1, so key 0 marks a free slot); no allocation per event (the
  * table doubles at half load). Paths belong to functions, not threads: EV_THREAD is
  * ignored and merging streams adds counts. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@
 #define WHO "pathprof"
 #define REPORT_TOP 30   /* paths listed in the text report */
 #define MAX_DECODE 4096 /* blocks and lines kept per decoded path (longer ones are elided) */
+#define ANNOTATE_TOP 10 /* functions whose source the annotate report shows */
 
 typedef struct PSlot {
     uint64_t key; /* fid << 32 | path; 0: free */
@@ -225,9 +228,195 @@ static void report_json(const PathProf *pp, const Row *rows, FILE *out, const Pr
     fputs("]}\n", out);
 }
 
+/* ---- Annotate ----------------------------------------------------------------------
+ *
+ * Line counts from the paths. A decoded path lists the source lines its blocks went through,
+ * consecutive repeats dropped: each entry is control coming to that line from another line,
+ * or from a back edge or the function's entry. Every time the path ran, each entry happened
+ * once, so a line's count is the sum over paths of the path's count times the line's entries
+ * in its list. That is the sense of Lua's line hook (debug.sethook with "l": a new line, or
+ * a jump back, even to the same line), which the tests use as the oracle. What a path count
+ * cannot see: a path that never ended (its frame left by an error, a coroutine suspended for
+ * good, os.exit) counts none of its lines; where a cut edge (functions with more than 2^32
+ * paths, -Xpathprof.limit) falls inside a line, the line counts once in each piece (the
+ * function's header says its paths were cut). A path longer than MAX_DECODE lines contributes
+ * its first MAX_DECODE entries (the report says so). */
+typedef struct LineCount {
+    uint32_t fid, line;
+    uint64_t count;
+    int cut; /* a path through it ended at a cut edge */
+} LineCount;
+
+typedef struct FnTotal {
+    uint32_t fid;
+    uint64_t total;
+    const char *name;
+    int cut; /* some of its paths end at a cut edge */
+} FnTotal;
+
+static int fn_total_cmp(const void *x, const void *y) {
+    const FnTotal *a = x, *b = y;
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int line_count_cmp(const void *x, const void *y) {
+    const LineCount *a = x, *b = y;
+    if (a->fid != b->fid) return a->fid < b->fid ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The lines of [path] (malloc'd, NUL-terminated, newlines dropped): *[n] lines, or NULL with
+ * errno set. */
+static char **read_lines(const char *path, size_t *n) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    char **v = NULL;
+    size_t cap = 0, len = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t r;
+    while ((r = getline(&line, &lcap, f)) >= 0) {
+        if (r > 0 && line[r - 1] == '\n') line[--r] = '\0';
+        if (r > 0 && line[r - 1] == '\r') line[--r] = '\0';
+        prof_grow((void **)&v, &cap, len + 1, sizeof *v, WHO);
+        v[len++] = line;
+        line = NULL;
+        lcap = 0;
+    }
+    free(line);
+    fclose(f);
+    *n = len;
+    if (v == NULL) v = calloc(1, sizeof *v); /* an empty file: no lines, not an error */
+    return v;
+}
+
+static void free_lines(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+/* One function's source with its counts: lines first..last of its file, a count or "." on
+ * each; counted lines outside that range (none expected) after it. */
+static void annotate_function(FILE *out, const ProfReportOpts *o, const FnTotal *fn, const LineCount *lc,
+                              size_t nlc, double total) {
+    ProfSource src = {NULL, 0, 0};
+    int have = o->fsource != NULL && o->fsource(fn->fid, &src, o->ctx) == 0 && src.file != NULL;
+    fprintf(out, "\n-- %s: %llu line entries (%.2f%%)%s\n", fn->name, (unsigned long long)prof_est(fn->total, o),
+            100.0 * (double)fn->total / total,
+            fn->cut ? "; its paths were cut: a line a cut falls in counts once in each piece" : "");
+    size_t nsrc = 0;
+    char **text = have ? read_lines(src.file, &nsrc) : NULL;
+    if (!have) fputs("   (no source file: the chunk was not loaded from a file)\n", out);
+    else if (text == NULL) fprintf(out, "   (source %s not readable: %s)\n", src.file, strerror(errno));
+    size_t i = 0;
+    if (text != NULL) {
+        int first = src.first > 0 ? src.first : 1;
+        int last = src.first > 0 ? src.last : (int)nsrc;
+        if (last > (int)nsrc) last = (int)nsrc;
+        fprintf(out, "   %s, lines %d-%d\n%12s %6s\n", src.file, first, last, "count", "line");
+        for (; i < nlc && (int)lc[i].line < first; i++)
+            fprintf(out, "%12llu %6u   (outside the function)\n", (unsigned long long)prof_est(lc[i].count, o), lc[i].line);
+        for (int l = first; l <= last; l++) {
+            uint64_t c = 0;
+            if (i < nlc && lc[i].line == (uint32_t)l) c = lc[i++].count;
+            if (c != 0) fprintf(out, "%12llu %6d  %s\n", (unsigned long long)prof_est(c, o), l, text[l - 1]);
+            else fprintf(out, "%12s %6d  %s\n", ".", l, text[l - 1]);
+        }
+        free_lines(text, nsrc);
+    } else {
+        fprintf(out, "%12s %6s\n", "count", "line");
+    }
+    for (; i < nlc; i++)
+        fprintf(out, "%12llu %6u%s\n", (unsigned long long)prof_est(lc[i].count, o), lc[i].line,
+                text != NULL ? "   (outside the function)" : "");
+}
+
+static void report_annotate(const PathProf *pp, const Row *rows, FILE *out, const ProfReportOpts *o, Dec *d) {
+    LineCount *lc = NULL;
+    size_t nlc = 0, cap = 0;
+    ProfMap at = {0}; /* fid << 32 | line -> index in lc */
+    int truncated = 0, undecoded = 0;
+    for (size_t i = 0; i < pp->n; i++) {
+        const Row *r = &rows[i];
+        decode(d, o, r->fid, r->path);
+        if (!d->ok) {
+            undecoded = 1;
+            continue;
+        }
+        int n = d->p.nlines;
+        if (n > MAX_DECODE) {
+            n = MAX_DECODE;
+            truncated = 1;
+        }
+        for (int k = 0; k < n; k++) {
+            uint32_t line = d->lines[k];
+            if (line == 0) continue; /* no line information */
+            uint64_t key = (uint64_t)r->fid << 32 | line;
+            uint32_t j = prof_map_get(&at, key);
+            if (j == PROF_MAP_NONE) {
+                prof_grow((void **)&lc, &cap, nlc + 1, sizeof *lc, WHO);
+                lc[nlc] = (LineCount){r->fid, line, 0, 0};
+                j = (uint32_t)nlc++;
+                prof_map_put(&at, key, j, WHO);
+            }
+            lc[j].count += r->count;
+            if (d->p.flags & PROF_PATH_END_CUT) lc[j].cut = 1;
+        }
+    }
+    prof_map_free(&at);
+    if (nlc > 0) qsort(lc, nlc, sizeof *lc, line_count_cmp);
+    /* Per function: its total and where its lines start in lc. */
+    FnTotal *fns = NULL;
+    size_t *start = NULL, nf = 0, fcap = 0, scap = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < nlc; i++) {
+        if (i == 0 || lc[i].fid != lc[i - 1].fid) {
+            prof_grow((void **)&fns, &fcap, nf + 1, sizeof *fns, WHO);
+            prof_grow((void **)&start, &scap, nf + 1, sizeof *start, WHO);
+            fns[nf] = (FnTotal){lc[i].fid, 0, o->fname(lc[i].fid, o->ctx), 0};
+            start[nf++] = i;
+        }
+        fns[nf - 1].total += lc[i].count;
+        fns[nf - 1].cut |= lc[i].cut;
+        total += lc[i].count;
+    }
+    /* Sort the functions, keeping each one's range of lc: sort indices by their totals. */
+    FnTotal *sorted = nf ? malloc(nf * sizeof *sorted) : NULL;
+    if (nf && sorted == NULL) prof_oom(WHO);
+    for (size_t f = 0; f < nf; f++) {
+        sorted[f] = fns[f];
+        sorted[f].fid = (uint32_t)f; /* index into fns/start while sorting */
+    }
+    if (nf) qsort(sorted, nf, sizeof *sorted, fn_total_cmp);
+    fprintf(out, "pathprof annotate: %llu line entries in %zu functions, from %llu paths run; the %d hottest "
+                 "functions' source with the times control entered each line (a new line, or a jump back to "
+                 "one, as Lua's line hook counts)\n",
+            (unsigned long long)prof_est(total, o), nf, (unsigned long long)prof_est(pp->total, o), ANNOTATE_TOP);
+    prof_text_notes(out, o);
+    if (truncated) fprintf(out, "(paths longer than %d lines count their first %d only)\n", MAX_DECODE, MAX_DECODE);
+    if (undecoded) fputs("(some paths could not be decoded and are not counted)\n", out);
+    double dt = total ? (double)total : 1.0;
+    for (size_t k = 0; k < nf && k < ANNOTATE_TOP; k++) {
+        size_t f = sorted[k].fid;
+        size_t end = f + 1 < nf ? start[f + 1] : nlc;
+        annotate_function(out, o, &fns[f], lc + start[f], end - start[f], dt);
+    }
+    if (nf > ANNOTATE_TOP) {
+        uint64_t rest = 0;
+        for (size_t k = ANNOTATE_TOP; k < nf; k++) rest += sorted[k].total;
+        fprintf(out, "\n(%zu more functions: %llu line entries (%.2f%%))\n", nf - ANNOTATE_TOP,
+                (unsigned long long)prof_est(rest, o), 100.0 * (double)rest / dt);
+    }
+    free(sorted);
+    free(fns);
+    free(start);
+    free(lc);
+}
+
 static int pp_report(void *st, FILE *out, const ProfReportOpts *o) {
     PathProf *pp = st;
-    if (o->format != PROF_TEXT && o->format != PROF_JSON) return -2;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_ANNOTATE) return -2;
     Row *rows = sorted_rows(pp, o);
     Dec *d = malloc(sizeof *d);
     if (rows == NULL || d == NULL) {
@@ -236,6 +425,7 @@ static int pp_report(void *st, FILE *out, const ProfReportOpts *o) {
         return -1;
     }
     if (o->format == PROF_TEXT) report_text(pp, rows, out, o, d);
+    else if (o->format == PROF_ANNOTATE) report_annotate(pp, rows, out, o, d);
     else report_json(pp, rows, out, o, d);
     free(d);
     free(rows);

@@ -30,12 +30,11 @@ build() { # dir sanitizers
 
 # The TSan subset (tests/README.md, "Sanitizers", says why these and not the others): the CAB
 # rings with their producer and analyzer threads, the collector with coroutines and stacks,
-# every thread program under native threads and green threads on 1 and 2 carriers.
-# interp_threads_* are left out (with the JIT off they are threads_native and threads_green2
-# again); threads_green4 and the profile tests too, for now: under TSan Boehm's stop signal
-# does not always reach a thread waiting for a mutex (`-R '^(threads_green4|profile)$'` runs
-# them by hand).
-TSAN_TESTS='^(unit_cab_|unit_gc_|threads_(native|green1|green2)$)'
+# every thread program under native threads and green threads on 1, 2 and 4 carriers, and
+# the profile tests (profile_analyses without its every-program section in this build:
+# tests/profile/CMakeLists.txt). interp_threads_* are left out (with the JIT off they are
+# threads_native and threads_green2 again).
+TSAN_TESTS='^(unit_cab_|unit_gc_|threads_(native|green1|green2|green4)$|profile(_known|_analyses)?$)'
 
 run_address() {
     build build-asan address,undefined

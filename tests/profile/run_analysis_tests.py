@@ -19,12 +19,18 @@
                (json) gives identical reports sequential and concurrent (small ring).
   stats        in every concurrent exhaustive run above: -Xstats says produced == consumed
                and nothing dropped.
+  annotate     -Xprofile.format=annotate (pathprof's line counts in the source) against
+               lua5.4's line hook (line_hook_oracle.lua), sequential and concurrent, JIT and
+               interpreter, on programs where the two count the same lines; the functions
+               where a path count cannot (a frame left by an error, a coroutine suspended
+               for good, cut paths) are left out by name, and cut paths are said in the report.
 """
 import argparse
 import collections
 import concurrent.futures
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -218,6 +224,86 @@ def test_oracle(tandem, tmp):
 # ----------------------------------------------------------------------------------------
 # concurrent == sequential, every analysis
 # ----------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------
+# annotate
+# ----------------------------------------------------------------------------------------
+# Program -> the functions (by their first line; 0: the main chunk) whose counts differ from
+# the line hook's by design (prof_pathprof.c, "Annotate"): paths that never ended.
+ANNOTATE_PROGRAMS = {
+    "paths_pattern.lua": {}, "paths_loops.lua": {}, "shape.lua": {}, "known_graph.lua": {},
+    "known_tree.lua": {}, "known_stale.lua": {},
+    "paths_calls.lua": {8: "risky: frames left by its errors end no path"},
+    "known_calls.lua": {10: "a coroutine suspended at the end: its last path never ends"},
+}
+
+
+def annotate_counts(report):
+    """{(first line of the function, line): count} of an annotate report, and the names of
+    the functions said to have cut paths."""
+    got, cut, fn = collections.Counter(), set(), None
+    for line in report.splitlines():
+        m = re.match(r"-- (.*): \d+ line entries", line)
+        if m:
+            name = m.group(1)
+            mm = re.search(r":(\d+)[)>]$", name)
+            fn = int(mm.group(1)) if mm else 0
+            if "its paths were cut" in line:
+                cut.add(name)
+            continue
+        m = re.match(r"\s+(\d+)\s+(\d+)(  |$)", line)
+        if m and fn is not None:
+            got[(fn, int(m.group(2)))] += int(m.group(1))
+    return got, cut
+
+
+def line_hook_counts(prog):
+    """lua5.4's line hook counts for [prog], as annotate_counts keys them; None without lua5.4."""
+    try:
+        r = subprocess.run(["lua5.4", os.path.join(HERE, "line_hook_oracle.lua"), prog], cwd=HERE,
+                           capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        return None
+    want = collections.Counter()
+    for line in r.stderr.splitlines():
+        m = re.match(r"(\d+):(\d+) (\d+)$", line)
+        if m:
+            want[(int(m.group(1)), int(m.group(2)))] += int(m.group(3))
+    return want
+
+
+def test_annotate(tandem):
+    for prog, skip in ANNOTATE_PROGRAMS.items():
+        want = line_hook_counts(prog)
+        if want is None:
+            print("skip annotate: lua5.4 is not installed (the line-hook oracle)")
+            return
+        want = {k: v for k, v in want.items() if k[0] not in skip}
+        for mode in ("sequential", "concurrent"):
+            for jit in ("on", "off") if has_jit(tandem) and not th.jit_turned_off() else ("off",):
+                name = f"annotate {prog} {mode} jit={jit}"
+                code, out, rep, err = profile(tandem, prog, "pathprof", mode, fmt="annotate", extra=[f"-Xjit={jit}"])
+                if not check(f"{name}: exit", code == 0, f"{code} {err[-1000:]!r}"):
+                    continue
+                got, cut = annotate_counts(rep)
+                got = {k: v for k, v in got.items() if k[0] not in skip}
+                diff = {k: (got.get(k), want.get(k)) for k in set(got) | set(want) if got.get(k) != want.get(k)}
+                check(f"{name}: == lua5.4's line hook", not diff and len(got) > 0,
+                      f"(line: annotate, hook) {sorted(diff.items())[:10]}")
+                check(f"{name}: no cut paths", not cut, cut)
+    # A function with more than 2^32 paths is cut, and its header says so.
+    code, out, rep, err = profile(tandem, "paths_wide.lua", "pathprof", "sequential", fmt="annotate")
+    got, cut = annotate_counts(rep)
+    check("annotate paths_wide.lua: cut paths said", cut == {"wide (paths_wide.lua:3)"}, cut)
+    # The source is shown: paths_pattern.lua's branch line with its count.
+    code, out, rep, err = profile(tandem, "paths_pattern.lua", "pathprof", "sequential", fmt="annotate")
+    check("annotate text: the source with counts",
+          re.search(r"^ +10 +6 +a = a \+ 1$", rep, re.M) is not None and rep.startswith("pathprof annotate: "), rep)
+    # Analyses with no annotate report say so.
+    code, out, rep, err = profile(tandem, "paths_pattern.lua", "methodcount", "sequential", fmt="annotate")
+    check("annotate methodcount: refused with a message", "methodcount has no report in this -Xprofile.format" in err,
+          err[-500:])
+
+
 def analysis_names(tandem):
     code, out, err = run(tandem, ["-Xprofile=nosuchanalysis", "paths_pattern.lua"])
     m = re.search(r"valid analyses: (.*)$", err, re.M)
@@ -385,7 +471,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tandem", required=True)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs, jit")
+    ap.add_argument("--only", help="comma-separated: pattern, oracle, conc, programs, jit, annotate")
     ap.add_argument("--require-oracle", action="store_true",
                     help="fail, instead of skipping the oracle checks, if the build has no path oracle")
     ap.add_argument("--skip-folder", action="append", default=[], metavar="NAME",
@@ -393,7 +479,7 @@ def main():
     a = ap.parse_args()
     EXCLUDE_DIRS.update(a.skip_folder)
     tandem = th.find_tandem(a.tandem, required=True)
-    only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs", "jit"}
+    only = set(a.only.split(",")) if a.only else {"pattern", "oracle", "conc", "programs", "jit", "annotate"}
     if "oracle" in only and not has_oracle(tandem):
         if a.require_oracle:
             print("FAIL: this tandem has no path oracle (configure with -DTANDEM_PATH_ORACLE=ON)")
@@ -425,6 +511,9 @@ def main():
     if "jit" in only:
         n = test_jit(tandem, a.jobs)
         summary.append(f"JIT == interpreter, {JIT_ANALYSES} ({n} programs)")
+    if "annotate" in only:
+        test_annotate(tandem)
+        summary.append(f"annotate == line hook ({len(ANNOTATE_PROGRAMS)} programs)")
     return check.finish(f"{'; '.join(summary)}; {check.counts['stats']} concurrent runs with produced == consumed "
                         f"checked")
 

@@ -23,13 +23,22 @@
  * Function ids and names
  * ====================================================================== */
 
-/* names[id]: display name of function id (malloc'd); ids are dense from 1. */
+/* Where a function is (ProfSource, for -Xprofile.format=annotate): its file (malloc'd; NULL
+ * for a chunk not loaded from a file) and lines. */
+typedef struct FnSource {
+    char *file;
+    int first, last;
+} FnSource;
+
+/* names[id]: display name of function id (malloc'd); srcs[id]: where it is; ids are dense
+ * from 1. */
 static struct {
     pthread_mutex_t lock;
     uint32_t next; /* last id given */
     char **names;
+    FnSource *srcs;
     size_t cap;
-} reg = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0};
+} reg = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL, 0};
 
 static _Noreturn void oom(void) {
     fprintf(stderr, "tandem: profiler: out of memory\n");
@@ -51,6 +60,12 @@ uint32_t vm_prof_newid(Proto *p) {
         snprintf(buf, sizeof buf, "function <%s:%d>", chunk, (int)p->linedefined);
     char *name = strdup(buf);
     if (name == NULL) oom();
+    /* A chunk loaded from a file has the source "@path" (lua5.4's convention). */
+    char *file = NULL;
+    if (p->source != NULL && p->source->len > 1 && p->source->data[0] == '@') {
+        file = strdup(p->source->data + 1);
+        if (file == NULL) oom();
+    }
 
     pthread_mutex_lock(&reg.lock);
     uint32_t id = p->id; /* another native thread may have been first */
@@ -62,14 +77,21 @@ uint32_t vm_prof_newid(Proto *p) {
             if (n == NULL) oom();
             memset(n + reg.cap, 0, (cap - reg.cap) * sizeof *n);
             reg.names = n;
+            FnSource *sr = realloc(reg.srcs, cap * sizeof *sr);
+            if (sr == NULL) oom();
+            memset(sr + reg.cap, 0, (cap - reg.cap) * sizeof *sr);
+            reg.srcs = sr;
             reg.cap = cap;
         }
         reg.names[id] = name;
+        reg.srcs[id] = (FnSource){file, (int)p->linedefined, (int)p->lastlinedefined};
         name = NULL;
+        file = NULL;
         __atomic_store_n(&p->id, id, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&reg.lock);
     free(name);
+    free(file);
     return id;
 }
 
@@ -83,6 +105,16 @@ const char *vm_prof_funcname(uint32_t id) {
 static const char *fname_cb(uint32_t id, void *ctx) {
     (void)ctx;
     return vm_prof_funcname(id);
+}
+
+/* ProfReportOpts.fsource. Report time: every id was given before (the lock orders it). */
+static int fsource_cb(uint32_t id, ProfSource *out, void *ctx) {
+    (void)ctx;
+    pthread_mutex_lock(&reg.lock);
+    int ok = id >= 1 && id <= reg.next;
+    if (ok) *out = (ProfSource){reg.srcs[id].file, reg.srcs[id].first, reg.srcs[id].last};
+    pthread_mutex_unlock(&reg.lock);
+    return ok ? 0 : -1;
 }
 
 /* ======================================================================
@@ -308,7 +340,8 @@ static void on_switch(int carrier, uint64_t thread_id, State *moved) {
         for (CallInfo *ci = st->ci; ci != NULL && ci != &st->base_ci && n < 256; ci = ci->prev) {
             if (ci->callstatus & CIST_C) continue;
             Proto *p = ci->func->u.lf->p;
-            uint32_t id = p->id ? p->id : vm_prof_newid(p);
+            uint32_t id = __atomic_load_n(&p->id, __ATOMIC_ACQUIRE); /* as in vm_prof_frame_start_events */
+            if (id == 0) id = vm_prof_newid(p);
             uint32_t depth = ci->depth > (int32_t)EV_DEPTH_MAX ? EV_DEPTH_MAX : (uint32_t)ci->depth;
             uint64_t fromc = (ci->prev->callstatus & CIST_C) ? EV_CALL_FROM_C : 0; /* the context is exactly these frames */
             frames[n++] = ev_make(EV_FRAME, (uint64_t)id | fromc | (uint64_t)depth << 32);
@@ -330,8 +363,22 @@ static volatile int partial;
 
 void vm_prof_mark_partial(void) { partial = 1; }
 
+/* The starter waits until the signal thread is inside its blocking region (signal_ready).
+ * Until then the thread is registered but active for the collector, and what it does there
+ * (its GcStack's allocation, the region's entry) waits for Boehm's allocator lock: a
+ * collection made meanwhile by the program's thread would signal it there. The kernel runs
+ * the handler inside that wait; ThreadSanitizer does not, and the collector gave up
+ * ("Signals delivery fails constantly at GC #1", profile_known under TSan). */
+static pthread_mutex_t signal_ready_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t signal_ready_cv = PTHREAD_COND_INITIALIZER;
+static bool signal_ready;
+
 static void *wait_signal(void *arg) {
     int *sig = arg;
+    pthread_mutex_lock(&signal_ready_lock);
+    signal_ready = true;
+    pthread_cond_signal(&signal_ready_cv);
+    pthread_mutex_unlock(&signal_ready_lock);
     if (sigwait(&stop_signals, sig) != 0) *sig = 0;
     return NULL;
 }
@@ -367,7 +414,13 @@ void vm_prof_block_signals(void) {
  * of a multi-threaded run, and no profile was written. */
 static void start_signal_thread(void) {
     vm_prof_block_signals();
-    if (gc_thread_start(signal_main, NULL, 0) != 0) fprintf(stderr, "tandem: profiler: no signal thread\n");
+    if (gc_thread_start(signal_main, NULL, 0) != 0) {
+        fprintf(stderr, "tandem: profiler: no signal thread\n");
+        return;
+    }
+    pthread_mutex_lock(&signal_ready_lock);
+    while (!signal_ready) pthread_cond_wait(&signal_ready_cv, &signal_ready_lock);
+    pthread_mutex_unlock(&signal_ready_lock);
 }
 
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
@@ -390,7 +443,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 }
 
 static int write_report(FILE *f, void **st) {
-    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode};
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb};
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
      * by it. */
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;

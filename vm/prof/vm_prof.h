@@ -244,7 +244,10 @@ static inline uint64_t vm_prof_call_payload(const CallInfo *ci, uint32_t id) {
  * analyses need. */
 static inline void vm_prof_frame_start_events(State *S, CallInfo *ci) {
     Proto *ep = ci->func->u.lf->p;
-    uint32_t id = ep->id;
+    /* Acquire (a plain mov on x86-64): pairs with vm_prof_newid's release store by the
+     * thread that named the function first, so this thread's later plain reads of the id
+     * (path actions, frame exits, call sites) are ordered after it. */
+    uint32_t id = __atomic_load_n(&ep->id, __ATOMIC_ACQUIRE);
     if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
     unsigned needs = vm_prof_needs;
     if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, vm_prof_call_site(S, ci)));
