@@ -265,7 +265,10 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
     if (!run.active) return;
     VmProfStream *s = stream_new(thread_id, carrier);
     vm_prof_tl = s;
-    if (thread_id != 0) vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    if (thread_id != 0) {
+        vm_prof_emit_icount();
+        vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    }
 }
 
 void vm_prof_thread_end(void) {
@@ -285,6 +288,7 @@ static void on_switch(int carrier, uint64_t thread_id, State *moved) {
     (void)carrier;
     VmProfStream *s = vm_prof_tl;
     if (s == NULL) return;
+    vm_prof_emit_icount();
     vm_prof_emit(ev_make(EV_THREAD, thread_id));
     if (moved == NULL || !(vm_prof_needs & (PROF_NEED_CALL | PROF_NEED_RETURN))) return;
     uint64_t frames[256];

@@ -53,6 +53,10 @@ typedef struct VmProfStream {
     volatile int done;          /* drained (concurrent) */
     bool closed;
     struct VmProfStream *next;
+    uint64_t icount;            /* PROF_NEED_COST: bytecode instructions run on this stream's
+                                   thread so far (the interpreter's NEXT, the JIT's per-instruction
+                                   add at [r14 + offset]); only this thread writes it, and it
+                                   travels to the analyses in EV_ICOUNT (vm_prof_emit_icount) */
 } VmProfStream;
 
 /* Chosen once before the program starts: true runs vm_execute_instr (vm_interp.c). */
@@ -79,6 +83,13 @@ static inline void vm_prof_emit(uint64_t ev) {
         cab_push(&s->prod, ev);
     else
         vm_prof_emit_other(s, ev);
+}
+
+/* EV_ICOUNT, the stream's instruction count, when an analysis needs costs: written before
+ * every EV_CALL, EV_FRAME, EV_RETURN and EV_THREAD (ev_api.h), so each stretch of
+ * instructions is charged to the thread and frames current when it ran. */
+static inline void vm_prof_emit_icount(void) {
+    if (vm_prof_needs & PROF_NEED_COST) vm_prof_emit(ev_make(EV_ICOUNT, vm_prof_tl->icount));
 }
 
 /* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
@@ -248,6 +259,7 @@ static inline void vm_prof_frame_start_events(State *S, CallInfo *ci) {
     if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
     unsigned needs = vm_prof_needs;
     if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, vm_prof_call_site(S, ci)));
+    if (needs & PROF_NEED_COST) vm_prof_emit(ev_make(EV_ICOUNT, vm_prof_tl->icount));
     if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, vm_prof_call_payload(ci, id)));
     if (needs & PROF_NEED_PATH) {
         ci->pathbias = vm_pathprof_bias(ep, id);
@@ -276,7 +288,10 @@ static inline void vm_prof_frame_exit_events(CallInfo *ci, uint32_t fid, bool re
         vm_prof_emit(vm_pathprof_event(fid, ci->pathreg));
         ci->pathbias = VM_PATH_OFF;
     }
-    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
+    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) {
+        vm_prof_emit_icount();
+        vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
+    }
 }
 
 /* The same out of line, for JIT-compiled code's calls and returns made through C helpers:
