@@ -62,6 +62,12 @@ typedef enum EvKind {
     EV_INPUT,    /* external input at [address:48]: the io library filled this cell (a write
                     by "the kernel", no thread's) and the running code reads it (it returns
                     the value); only with PROF_NEED_INPUT */
+    EV_SYNC,     /* [sequence:56] a synchronisation operation of the thread library (mutex
+                    lock and unlock, channel send and receive, a thread's spawn, start, end
+                    and join), numbered from 1 by one global counter taken inside the
+                    operation's own lock, so that a release always has a smaller number than
+                    the acquire that sees it; only with PROF_NEED_SYNC. Numbers are dense:
+                    an analysis can merge the streams' segments in their order */
     EV__COUNT
 } EvKind;
 

@@ -51,6 +51,7 @@
  * ancestor touched; no allocation except when a table grows. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,38 +162,82 @@ typedef struct FnTotal {
 } FnTotal;
 
 typedef struct InputSize {
-    uint64_t count;      /* the paper's global counter: calls and thread switches */
     uint64_t last_icount;/* the stream's instruction count at the latest EV_ICOUNT */
-    Shadow wts;          /* cell -> latest write's [count] << 1 | WTS_KERNEL */
-    ProfThreads th;
-    Thread *threads;     /* owned */
-    size_t threads_cap;
+    uint32_t cur;        /* the current thread (index in world.threads); PROF_MAP_NONE: none yet */
     Point *pts;          /* owned */
     size_t npts, pts_cap;
     ProfMap pt_index;    /* point key -> index in pts */
     FnTotal *fn;         /* owned; fn[fid] */
     size_t fn_cap;
     uint64_t loads, stores, inputs, unreported; /* events; activations not reported (replayed) */
-    uint64_t cells, shadow_bytes; /* filled at merge/report time: distinct cells and table bytes */
+    uint64_t cells, shadow_bytes; /* filled at report time: the world's cells and table bytes */
+    uint64_t queue_bytes; /* at merge: the capacity the order queues reached (timing-dependent) */
+    /* The order across streams (World): */
+    uint64_t wait_seq;   /* 0: events are analysed as they come; else the EV_SYNC number at
+                            the head of [q] that the world has not reached yet */
+    uint64_t *q;         /* owned: events waiting for wait_seq, from q[qhead] to q[qlen] */
+    size_t qhead, qlen, qcap;
+    struct InputSize *prev, *next; /* the world's list of open states */
 } InputSize;
+
+/* The world: what all the states of a run share, under one lock. Every state is one
+ * stream; the paper's algorithm needs one global counter and one wts over all the threads,
+ * and the accesses of different streams in an order that respects the program's
+ * synchronisation. EV_SYNC numbers give that order: a stream's events after an EV_SYNC
+ * numbered k are analysed only after every EV_SYNC numbered below k (in any stream) and the
+ * events before it in its stream. A state that meets an EV_SYNC whose number the world has
+ * not reached keeps that event and all that follow in its queue until the world gets there
+ * (drain), so no analyzer thread ever waits for another stream (one analyzer may serve
+ * several streams). Segments that no synchronisation orders are analysed in whatever order
+ * their chunks arrive: for a program without data races they touch no cell in common with a
+ * conflicting access (the conflicting pairs are ordered by synchronisation), so the sizes
+ * do not depend on that order. For a racy program a write and a read of one cell with no
+ * synchronisation between them are ordered as the analysis happened to see them: a read may
+ * or may not count as thread-induced input, and the profile may differ between runs.
+ * The counter also advances whenever the analysis turns from one stream to another, so an
+ * access of another thread always gets a time of its own (figure 11's switchThread).
+ * Memory: the queue holds a stream's events while an earlier EV_SYNC of another stream is
+ * still in that stream's ring (at most until the ring's chunk is handed over or its thread
+ * ends). Lock: world.lock, taken once per consume call; states are opened and closed under it. */
+static struct {
+    pthread_mutex_t lock;
+    uint64_t count;      /* the paper's global counter: calls, thread switches, syncs */
+    uint64_t next;       /* the EV_SYNC number to analyse next (numbers start at 1) */
+    Shadow wts;          /* cell -> latest write's [count] << 1 | WTS_KERNEL */
+    const InputSize *last; /* the state analysed last */
+    InputSize *states;   /* open states */
+    /* Threads by language thread id (0: a native stream's thread before any EV_THREAD, the
+     * main thread): their shadow stacks, tst and clocks follow them from stream to stream
+     * (a green thread moving between carriers). Owned; freed with the last state. */
+    ProfThreads th;
+    Thread *threads;
+    size_t threads_cap;
+} world = {PTHREAD_MUTEX_INITIALIZER, 0, 1, {NULL, 0, 0}, NULL, NULL, {{NULL, 0, 0}, PROF_MAP_NONE, 0}, NULL, 0};
 
 static void *is_open(void) {
     InputSize *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
-    s->th.cur = PROF_MAP_NONE;
+    s->cur = PROF_MAP_NONE;
+    pthread_mutex_lock(&world.lock);
+    s->next = world.states;
+    if (s->next) s->next->prev = s;
+    world.states = s;
+    pthread_mutex_unlock(&world.lock);
     return s;
 }
 
-static __attribute__((noinline)) uint32_t thread_index(InputSize *s, uint64_t id) {
+/* world.lock held (as everywhere the world's threads are touched). */
+static __attribute__((noinline)) uint32_t thread_index(uint64_t id) {
     int added;
-    uint32_t i = prof_threads_find(&s->th, id, &added, WHO);
-    if (added) prof_grow((void **)&s->threads, &s->threads_cap, (size_t)i + 1, sizeof(Thread), WHO);
+    uint32_t i = prof_threads_find(&world.th, id, &added, WHO);
+    if (added) prof_grow((void **)&world.threads, &world.threads_cap, (size_t)i + 1, sizeof(Thread), WHO);
     return i;
 }
 
+/* The record may move when a thread is added (EV_THREAD): callers do not keep it across. */
 static inline Thread *cur_thread(InputSize *s) {
-    if (__builtin_expect(s->th.cur == PROF_MAP_NONE, 0)) s->th.cur = thread_index(s, 0);
-    return &s->threads[s->th.cur];
+    if (__builtin_expect(s->cur == PROF_MAP_NONE, 0)) s->cur = thread_index(0);
+    return &world.threads[s->cur];
 }
 
 /* ====================================================================== */
@@ -266,10 +311,14 @@ static __attribute__((noinline)) void push_slow(Thread *t) {
 static void on_call(InputSize *s, uint64_t ev, int replayed) {
     Thread *t = cur_thread(s);
     uint32_t cut = ev_call_cut(ev);
+    if (replayed) { /* a moved green thread's open frame: known already unless it began unseen */
+        for (size_t j = t->len; j-- > 0;)
+            if (t->stack[j].depth == ev_call_depth(ev) && t->stack[j].fid == ev_call_fid(ev)) return;
+    }
     while (t->len && t->stack[t->len - 1].depth >= cut) frame_end(s, t);
     if (t->len == t->cap) push_slow(t);
-    s->count++;
-    t->stack[t->len++] = (Frame){ev_call_fid(ev), ev_call_depth(ev), s->count, t->clock, 0, 0, 0, 0, replayed};
+    world.count++;
+    t->stack[t->len++] = (Frame){ev_call_fid(ev), ev_call_depth(ev), world.count, t->clock, 0, 0, 0, 0, replayed};
 }
 
 static void on_return(InputSize *s, uint32_t depth) {
@@ -310,13 +359,13 @@ static inline void on_read(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
     uint64_t *tsp = shadow_at(&t->tst, cell);
     uint64_t ts = *tsp;
-    *tsp = s->count;
+    *tsp = world.count;
     if (t->len == 0) return; /* no activation to charge (before the first call) */
     Frame *top = &t->stack[t->len - 1];
     /* RMS: figure 11 without lines 1-2 */
     if (ts < top->ts) first_access(t, ts, offsetof(Frame, rms));
     /* TRMS */
-    uint64_t w = shadow_get(&s->wts, cell);
+    uint64_t w = shadow_get(&world.wts, cell);
     if (ts < (w >> 1)) { /* written by another thread or the kernel since t last touched it */
         top->trms++;
         if (w & WTS_KERNEL) top->ext++;
@@ -328,19 +377,19 @@ static inline void on_read(InputSize *s, uint64_t cell) {
 
 static inline void on_write(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
-    *shadow_at(&t->tst, cell) = s->count;
-    *shadow_at(&s->wts, cell) = s->count << 1;
+    *shadow_at(&t->tst, cell) = world.count;
+    *shadow_at(&world.wts, cell) = world.count << 1;
 }
 
 /* Figure 12: the kernel writes the cell (a time of its own), then the thread reads it. */
 static void on_input(InputSize *s, uint64_t cell) {
-    s->count++;
-    *shadow_at(&s->wts, cell) = s->count << 1 | WTS_KERNEL;
+    world.count++;
+    *shadow_at(&world.wts, cell) = world.count << 1 | WTS_KERNEL;
     on_read(s, cell);
 }
 
-static void is_consume(void *st, const uint64_t *ev, size_t n) {
-    InputSize *s = st;
+/* Analyses [n] events of [s] that contain no EV_SYNC. world.lock held. */
+static void analyse(InputSize *s, const uint64_t *ev, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint64_t e = ev[i];
         switch (ev_kind(e)) {
@@ -366,12 +415,12 @@ static void is_consume(void *st, const uint64_t *ev, size_t n) {
             on_input(s, ev_payload(e) & ADDR_MASK);
             break;
         case EV_THREAD:
-            s->count++; /* switchThread */
-            s->th.cur = thread_index(s, ev_payload(e));
+            world.count++; /* switchThread */
+            s->cur = thread_index(ev_payload(e));
             break;
         case EV_GAP: /* sampled: the frames' accesses are incomplete from here on */
-            for (uint32_t k = 0; k < s->th.n; k++)
-                for (size_t j = 0; j < s->threads[k].len; j++) s->threads[k].stack[j].replayed = 1;
+            for (uint32_t k = 0; k < world.th.n; k++)
+                for (size_t j = 0; j < world.threads[k].len; j++) world.threads[k].stack[j].replayed = 1;
             break;
         default: break;
         }
@@ -379,16 +428,106 @@ static void is_consume(void *st, const uint64_t *ev, size_t n) {
 }
 
 /* ====================================================================== */
+/* Order across streams (the world)                                       */
+/* ====================================================================== */
+
+/* Analyses [ev] of [s] up to the first EV_SYNC the world has not reached; returns how many
+ * events were consumed (n: all). world.lock held. */
+static size_t run_ordered(InputSize *s, const uint64_t *ev, size_t n) {
+    if (world.last != s) { /* another thread's accesses get times of their own */
+        world.count++;
+        world.last = s;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev_kind(ev[i]) != EV_SYNC) continue;
+        analyse(s, ev + from, i - from);
+        uint64_t seq = ev_payload(ev[i]);
+        if (seq > world.next) return i;
+        if (seq == world.next) world.next++; /* (below: passed over by drain_all) */
+        world.count++;
+        from = i + 1;
+    }
+    analyse(s, ev + from, n - from);
+    return n;
+}
+
+static void enqueue(InputSize *s, const uint64_t *ev, size_t n) {
+    if (s->qhead == s->qlen) s->qhead = s->qlen = 0;
+    if (s->qlen + n > s->qcap && s->qhead > 0) {
+        memmove(s->q, s->q + s->qhead, (s->qlen - s->qhead) * sizeof *s->q);
+        s->qlen -= s->qhead;
+        s->qhead = 0;
+    }
+    if (s->qlen + n > s->qcap) prof_grow((void **)&s->q, &s->qcap, s->qlen + n, sizeof *s->q, WHO);
+    memcpy(s->q + s->qlen, ev, n * sizeof *ev);
+    s->qlen += n;
+}
+
+/* Runs the queue of [s], whose head is the EV_SYNC the world has reached. */
+static void run_queue(InputSize *s) {
+    s->wait_seq = 0;
+    size_t left = s->qlen - s->qhead, k = run_ordered(s, s->q + s->qhead, left);
+    s->qhead += k;
+    if (k < left) s->wait_seq = ev_payload(s->q[s->qhead]);
+}
+
+/* Runs every queue the world can reach, in order. world.lock held. */
+static void drain(void) {
+    for (;;) {
+        InputSize *t = world.states;
+        while (t != NULL && t->wait_seq != world.next) t = t->next;
+        if (t == NULL) return;
+        run_queue(t);
+    }
+}
+
+/* At the end: numbers that never came (a thread the shutdown stopped between taking its
+ * number and emitting it) are passed over, and every queue runs, lowest number first. */
+static void drain_all(void) {
+    drain();
+    for (;;) {
+        InputSize *low = NULL;
+        for (InputSize *t = world.states; t != NULL; t = t->next)
+            if (t->wait_seq != 0 && (low == NULL || t->wait_seq < low->wait_seq)) low = t;
+        if (low == NULL) return;
+        world.next = low->wait_seq;
+        drain();
+    }
+}
+
+static void is_consume(void *st, const uint64_t *ev, size_t n) {
+    InputSize *s = st;
+    pthread_mutex_lock(&world.lock);
+    if (s->wait_seq != 0) {
+        enqueue(s, ev, n);
+    } else {
+        size_t k = run_ordered(s, ev, n);
+        if (k < n) {
+            s->wait_seq = ev_payload(ev[k]);
+            enqueue(s, ev + k, n - k);
+        }
+    }
+    drain();
+    pthread_mutex_unlock(&world.lock);
+}
+
+/* ====================================================================== */
 /* Merge                                                                   */
 /* ====================================================================== */
 
+/* The queue a state's stream needed (before it is closed). */
+static void count_queue(InputSize *s) {
+    if (s->queue_bytes == 0) s->queue_bytes = s->qcap * sizeof *s->q;
+}
+
+/* The world's shadow memory: every thread's tst and stack, and wts. world.lock held. */
 static void count_shadow(InputSize *s) {
-    if (s->shadow_bytes != 0 || s->cells != 0) return;
-    uint64_t cells = 0, bytes = shadow_bytes(&s->wts);
-    for (uint32_t k = 0; k < s->th.n; k++) {
-        cells += s->threads[k].tst.n;
-        bytes += shadow_bytes(&s->threads[k].tst);
-        bytes += s->threads[k].cap * sizeof(Frame);
+    uint64_t cells = 0, bytes = shadow_bytes(&world.wts);
+    for (uint32_t k = 0; k < world.th.n; k++) {
+        cells += world.threads[k].tst.n;
+        bytes += shadow_bytes(&world.threads[k].tst);
+        bytes += world.threads[k].cap * sizeof(Frame);
     }
     s->cells = cells;
     s->shadow_bytes = bytes;
@@ -396,8 +535,11 @@ static void count_shadow(InputSize *s) {
 
 static void is_merge(void *into, void *from) {
     InputSize *a = into, *b = from;
-    count_shadow(a);
-    count_shadow(b);
+    pthread_mutex_lock(&world.lock);
+    drain_all();
+    pthread_mutex_unlock(&world.lock);
+    count_queue(a);
+    count_queue(b);
     for (size_t i = 0; i < b->npts; i++) {
         const Point *p = &b->pts[i];
         add_point(a, p->fid, p->kind, p->size, p->n, p->min, p->max, p->sum);
@@ -417,8 +559,7 @@ static void is_merge(void *into, void *from) {
     a->stores += b->stores;
     a->inputs += b->inputs;
     a->unreported += b->unreported;
-    a->cells += b->cells;
-    a->shadow_bytes += b->shadow_bytes;
+    a->queue_bytes += b->queue_bytes;
 }
 
 /* ====================================================================== */
@@ -538,6 +679,9 @@ static void report_text(const InputSize *s, const Row *rows, size_t nrows, FILE 
                  " cells, %" PRIu64 " bytes (%.1f bytes per cell)\n",
             s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes,
             s->cells ? (double)s->shadow_bytes / (double)s->cells : 0.0);
+    if (s->queue_bytes)
+        fprintf(out, "  order queues (events held until an earlier EV_SYNC of another stream came): %" PRIu64 " bytes\n",
+                s->queue_bytes);
     if (s->unreported)
         fprintf(out, "  %" PRIu64 " activations not reported (started before their stream saw them)\n", s->unreported);
     fprintf(out, "  model: least squares of mean cost = a + b f(n), f among 1, log n, n, n log n, n^2, n^3; the largest "
@@ -579,15 +723,16 @@ static void fit_json(FILE *out, const char *key, const Row *r, int k) {
     fputs("]}", out);
 }
 
-/* {..., "cost":"instructions", "loads", "stores", "inputs", "cells", "shadow_bytes", "unreported",
+/* {..., "cost":"instructions", "loads", "stores", "inputs", "cells", "shadow_bytes", "queue_bytes", "unreported",
  *  "models": [...], "functions": [{"function", "calls", "cost", "trms", "rms", "induced_thread",
  *  "induced_external", "trms_fit": {"model", "a", "b", "r2", "points": [[size, calls, min, mean, max]]},
  *  "rms_fit": {...}}]} in the text's order; sizes and costs are totals over the activations. */
 static void report_json(const InputSize *s, const Row *rows, size_t nrows, FILE *out, const ProfReportOpts *o) {
     prof_json_begin(out, "inputsize", o);
     fprintf(out, ",\"cost\":\"instructions\",\"loads\":%" PRIu64 ",\"stores\":%" PRIu64 ",\"inputs\":%" PRIu64
-                 ",\"cells\":%" PRIu64 ",\"shadow_bytes\":%" PRIu64 ",\"unreported\":%" PRIu64 ",\"models\":[",
-            s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes, s->unreported);
+                 ",\"cells\":%" PRIu64 ",\"shadow_bytes\":%" PRIu64 ",\"queue_bytes\":%" PRIu64
+                 ",\"unreported\":%" PRIu64 ",\"models\":[",
+            s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes, s->queue_bytes, s->unreported);
     for (int m = 0; m < M__COUNT; m++) {
         if (m) fputc(',', out);
         prof_json_str(out, model_names[m]);
@@ -610,7 +755,11 @@ static void report_json(const InputSize *s, const Row *rows, size_t nrows, FILE 
 static int is_report(void *st, FILE *out, const ProfReportOpts *o) {
     InputSize *s = st;
     if (o->format != PROF_TEXT && o->format != PROF_JSON) return -2;
+    pthread_mutex_lock(&world.lock);
+    drain_all();
     count_shadow(s);
+    pthread_mutex_unlock(&world.lock);
+    count_queue(s);
     size_t nrows = 0;
     for (size_t f = 0; f < s->fn_cap; f++) nrows += s->fn[f].calls != 0;
     Row *rows = calloc(nrows ? nrows : 1, sizeof *rows);
@@ -661,18 +810,34 @@ done:
 static void is_close(void *st) {
     InputSize *s = st;
     if (s == NULL) return;
-    for (uint32_t t = 0; t < s->th.n; t++) {
-        free(s->threads[t].stack);
-        free(s->threads[t].tst.e);
+    pthread_mutex_lock(&world.lock);
+    if (s->prev) s->prev->next = s->next;
+    else world.states = s->next;
+    if (s->next) s->next->prev = s->prev;
+    if (world.last == s) world.last = NULL;
+    if (world.states == NULL) { /* the run is over: the next starts afresh */
+        free(world.wts.e);
+        world.wts = (Shadow){NULL, 0, 0};
+        for (uint32_t t = 0; t < world.th.n; t++) {
+            free(world.threads[t].stack);
+            free(world.threads[t].tst.e);
+        }
+        free(world.threads);
+        world.threads = NULL;
+        world.threads_cap = 0;
+        prof_map_free(&world.th.ids);
+        world.th = (ProfThreads){{NULL, 0, 0}, PROF_MAP_NONE, 0};
+        world.count = 0;
+        world.next = 1;
     }
-    free(s->threads);
-    prof_map_free(&s->th.ids);
-    free(s->wts.e);
+    pthread_mutex_unlock(&world.lock);
+    free(s->q);
     free(s->pts);
     prof_map_free(&s->pt_index);
     free(s->fn);
     free(s);
 }
 
-const ProfAnalysis prof_inputsize = {"inputsize", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM | PROF_NEED_COST | PROF_NEED_INPUT,
+const ProfAnalysis prof_inputsize = {"inputsize", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM | PROF_NEED_COST | PROF_NEED_INPUT |
+                                                        PROF_NEED_SYNC,
                                      is_open, is_consume, is_merge, is_report, is_close, NULL};

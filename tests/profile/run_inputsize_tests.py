@@ -6,18 +6,22 @@
   isort      insertion sort of reversed arrays of n = 1..N: TRMS = RMS = n (0 for n = 1, which
              reads nothing), model "n^2", and a cost whose second difference is constant.
   wbr        a function that writes cells, then reads them: every activation has size 0.
-  prodcons   the paper's figure 2 under green threads on one carrier: the consumer's RMS is 1
-             and its TRMS n, all of it thread-induced; the producer's input is 0.
+  prodcons   the paper's figure 2 under native threads (one stream each: the analysis orders
+             them by EV_SYNC numbers) and green threads on one and on two carriers: the
+             consumer's RMS is 1 and its TRMS n, all of it thread-induced; the producer's
+             input is 0; the same profile under all three.
   lines      reading n lines of a file in one activation: RMS 1, TRMS n, all external.
   equal      every case's JSON profile is the same sequential, concurrent, concurrent on the
              smallest ring, with the JIT and without (costs in instructions, sizes in cells:
              deterministic); -Xstats: produced == consumed.
   text       the text report ranks by growth (isort's n^2 above sum's n) and agrees with JSON.
-Native threads (the producer and consumer on streams of their own) are not ordered by the
-analysis yet: prodcons runs under green threads only (profilers/README.md).
+  threads    every tests/threads program with an expected output runs under the analysis,
+             native and green, sequential and concurrent, and prints what it expects (the
+             world's queues never stall a program, and every queue drains at the end).
 """
 import argparse
 import os
+import re
 import sys
 import tempfile
 
@@ -47,6 +51,12 @@ def profile(tandem, case, mode, jit="on", fmt="json", extra=(), args=()):
         rep = open(out).read() if os.path.exists(out) else ""
         check(f"{name}: report written", rep != "")
         return r.out, rep
+
+
+def comparable(rep):
+    """The report without "queue_bytes" (how far one stream ran ahead of another depends on
+    timing; everything else is deterministic)."""
+    return re.sub(r'"queue_bytes":\d+,', "", rep)
 
 
 def functions(rep):
@@ -122,9 +132,36 @@ CASES = {
     "sum": ([], check_sum),
     "isort": ([], check_isort),
     "wbr": ([], check_wbr),
-    "prodcons": (["-Xthreads=green", "-Xcarriers=1"], check_prodcons),
+    "prodcons": ([], check_prodcons),
+    "prodcons green1": (["-Xthreads=green", "-Xcarriers=1"], check_prodcons),
+    "prodcons green2": (["-Xthreads=green", "-Xcarriers=2"], check_prodcons),
     "lines": ([], check_lines),
 }
+
+
+def check_threads(tandem):
+    tdir = os.path.join(HERE, "..", "threads")
+    for name in sorted(os.listdir(tdir)):
+        base, ext = os.path.splitext(name)
+        if ext != ".lua" or not os.path.exists(os.path.join(tdir, base + ".expected")):
+            continue
+        if any(os.path.exists(os.path.join(tdir, base + e)) for e in (".status", ".stderr")):
+            continue
+        want = open(os.path.join(tdir, base + ".expected")).read()
+        optf = os.path.join(tdir, base + ".opts")
+        opts = open(optf).read().split() if os.path.exists(optf) else []
+        for model in ("native", "green"):
+            for mode in ("sequential", "concurrent"):
+                with tempfile.TemporaryDirectory(prefix="tandem_inputsize_") as d:
+                    argv = th.tandem_argv(tandem, *mode_opts(mode), f"-Xthreads={model}", "-Xprofile=inputsize",
+                                          f"-Xprofile.out={os.path.join(d, 'p.out')}", *opts, name)
+                    r = th.run_once(argv, cwd=tdir, timeout=300)
+                    ok = check(f"threads {base} {model} {mode}: exit 0, expected output",
+                               r.code == 0 and r.out == want, f"code {r.code} {r.err[-800:]}")
+                    if ok and mode == "concurrent":
+                        t = th.parse_stats(r.err).total
+                        check(f"threads {base} {model} {mode}: produced == consumed",
+                              t is not None and th.nothing_lost(t), r.err[-800:])
 
 
 def main():
@@ -135,7 +172,9 @@ def main():
         lines = os.path.join(d, "lines.txt")
         with open(lines, "w") as fh:
             fh.writelines(f"line {i}\n" for i in range(2 * N))
-        for case, (extra, fn) in CASES.items():
+        prodcons_ref = None
+        for label, (extra, fn) in CASES.items():
+            case = label.split()[0]
             args = [str(N)] + ([lines] if case == "lines" else [])
             ref = None
             for mode in MODES:
@@ -148,12 +187,17 @@ def main():
                     except (ValueError, AssertionError) as e:
                         check(f"{case} {mode} jit={jit}: one inputsize JSON document", False, str(e))
                         continue
+                    rep = comparable(rep)
                     if ref is None:
                         ref = rep
                         fn(fs)
                     else:
-                        check(f"{case} {mode} jit={jit} == sequential jit=off", rep == ref,
+                        check(f"{label} {mode} jit={jit} == sequential jit=off", rep == ref,
                               f"\n{rep[:1500]}\n!=\n{ref[:1500]}")
+            if case == "prodcons" and ref:
+                prodcons_ref = prodcons_ref or ref
+                check(f"{label} == prodcons native", ref == prodcons_ref, f"\n{ref[:1500]}\n!=\n{prodcons_ref[:1500]}")
+        check_threads(a.tandem)
         # The text report: ranked by growth, the same numbers as JSON.
         _, txt = profile(a.tandem, "isort", "sequential", fmt="text", args=[str(N)])
         rows = [l for l in txt.splitlines() if l.startswith(("n^2 ", "n ", "- "))]

@@ -92,6 +92,20 @@ static inline void vm_prof_emit_icount(void) {
     if (vm_prof_needs & PROF_NEED_COST) vm_prof_emit(ev_make(EV_ICOUNT, vm_prof_tl->icount));
 }
 
+/* Synchronisation order (EV_SYNC, ev_api.h), when an analysis needs it: take the next number
+ * inside the operation's own lock (vm_prof_sync_take: 0 when no analysis needs it), emit it
+ * after the lock is released (vm_prof_sync_emit may wait for room in the ring, which must not
+ * happen with a lock held). The add is sequentially consistent and runs under the lock that
+ * orders the operations on that object, so a release's number is below that of every acquire
+ * that observes it. */
+extern uint64_t vm_prof_sync_seq;
+static inline uint64_t vm_prof_sync_take(void) {
+    return (vm_prof_needs & PROF_NEED_SYNC) ? __atomic_add_fetch(&vm_prof_sync_seq, 1, __ATOMIC_SEQ_CST) : 0;
+}
+static inline void vm_prof_sync_emit(uint64_t seq) {
+    if (seq != 0) vm_prof_emit(ev_make(EV_SYNC, seq));
+}
+
 /* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
  * thread must not wait: the interpreter reserves room for them at the safepoint before
  * (vm_prof_reserve, cab_reserve), so this push finds its slot CLEAR. If it ever does not
