@@ -70,13 +70,20 @@ static Got got(void *st, uint32_t fid) {
 /* The paper's examples                                                   */
 /* ---------------------------------------------------------------------- */
 
+/* A fresh state that has consumed [ev] in chunks of [chunk]; the caller closes it. */
+static void *analysed(const uint64_t *ev, size_t n, size_t chunk) {
+    void *st = prof_inputsize.open();
+    assert_non_null(st);
+    feed(&prof_inputsize, st, ev, n, chunk);
+    return st;
+}
+
 /* Figure 1a: f (thread 1) reads x, g (thread 2) writes x, f reads x again: RMS 1, TRMS 2. */
 static void test_inputsize_figure_1a(void **state) {
     (void)state;
     const uint64_t ev[] = {THREAD(1), CALL(1, 1), LOAD(0x100), THREAD(2), CALL(2, 1), STORE(0x100), RET(1),
                            THREAD(1), LOAD(0x100), RET(1)};
-    void *st = prof_inputsize.open();
-    feed(&prof_inputsize, st, ev, NEV(ev), 3);
+    void *st = analysed(ev, NEV(ev), 3);
     Got f = got(st, 1), g = got(st, 2);
     assert_int_equal(f.calls, 1);
     assert_int_equal(f.rms, 1);
@@ -92,8 +99,7 @@ static void test_inputsize_figure_1b(void **state) {
     (void)state;
     const uint64_t ev[] = {THREAD(1), CALL(1, 1), LOAD(0x200), THREAD(2), CALL(2, 1), STORE(0x200), RET(1),
                            THREAD(1), CALL(3, 2), LOAD(0x200), RET(2), LOAD(0x200), RET(1)};
-    void *st = prof_inputsize.open();
-    feed(&prof_inputsize, st, ev, NEV(ev), 1);
+    void *st = analysed(ev, NEV(ev), 1);
     Got f = got(st, 1), h = got(st, 3);
     assert_int_equal(f.rms, 1);
     assert_int_equal(f.trms, 2);
@@ -108,8 +114,7 @@ static void test_inputsize_write_before_read_and_children(void **state) {
     (void)state;
     const uint64_t ev[] = {CALL(1, 1), STORE(0x10), LOAD(0x10), CALL(2, 2), LOAD(0x20), LOAD(0x20), RET(2),
                            LOAD(0x20), CALL(2, 2), LOAD(0x20), LOAD(0x10), RET(2), RET(1)};
-    void *st = prof_inputsize.open();
-    feed(&prof_inputsize, st, ev, NEV(ev), 4);
+    void *st = analysed(ev, NEV(ev), 4);
     Got f = got(st, 1), g = got(st, 2);
     assert_int_equal(f.trms, 1); /* 0x20 only */
     assert_int_equal(f.rms, 1);
@@ -166,8 +171,7 @@ static void test_inputsize_external_input(void **state) {
     for (int i = 0; i < 4; i++) ev[n++] = INPUT(0x4000);
     ev[n++] = ICOUNT(47);
     ev[n++] = RET(1);
-    void *st = prof_inputsize.open();
-    feed(&prof_inputsize, st, ev, n, 16);
+    void *st = analysed(ev, n, 16);
     Got f = got(st, 1);
     assert_int_equal(f.rms, 1);
     assert_int_equal(f.trms, 4);
@@ -218,6 +222,18 @@ static void naive_read(NThread *t, int cell) {
     }
 }
 
+/* The top frame of [t] returns: its sizes and cost join its function's totals. */
+static void naive_return(NThread *t, NTot *tot) {
+    NFrame *f = &t->st[--t->len];
+    NTot *o = &tot[f->fid];
+    o->calls++;
+    o->cost += t->clock - f->cost0;
+    o->trms += f->trms;
+    o->rms += f->rms;
+    o->trms_sq += f->trms * f->trms;
+    o->rms_sq += f->rms * f->rms;
+}
+
 /* One random stream of green threads; feeds it to the analysis and checks every function's
  * calls, cost, TRMS and RMS totals and the sums of squared sizes against the naive sets. */
 static void random_case(uint64_t seed, size_t chunk) {
@@ -249,14 +265,7 @@ static void random_case(uint64_t seed, size_t chunk) {
         } else if (r < 32 && t->len > 0) {
             ev[n++] = ICOUNT(icount);
             ev[n++] = RET(t->len);
-            NFrame *f = &t->st[--t->len];
-            NTot *o = &tot[f->fid];
-            o->calls++;
-            o->cost += t->clock - f->cost0;
-            o->trms += f->trms;
-            o->rms += f->rms;
-            o->trms_sq += f->trms * f->trms;
-            o->rms_sq += f->rms * f->rms;
+            naive_return(t, tot);
         } else if (r < 70) {
             int cell = 1 + (int)rnd(R_CELLS);
             ev[n++] = LOAD((uint64_t)cell * 16);
@@ -293,18 +302,10 @@ static void random_case(uint64_t seed, size_t chunk) {
         NThread *t = &th[k];
         while (t->len > 0) {
             ev[n++] = RET(t->len);
-            NFrame *f = &t->st[--t->len];
-            NTot *o = &tot[f->fid];
-            o->calls++;
-            o->cost += t->clock - f->cost0;
-            o->trms += f->trms;
-            o->rms += f->rms;
-            o->trms_sq += f->trms * f->trms;
-            o->rms_sq += f->rms * f->rms;
+            naive_return(t, tot);
         }
     }
-    void *st = prof_inputsize.open();
-    feed(&prof_inputsize, st, ev, n, chunk);
+    void *st = analysed(ev, n, chunk);
     for (uint32_t fid = 1; fid <= R_FNS; fid++) {
         Got g = got(st, fid);
         const NTot *o = &tot[fid];
