@@ -15,6 +15,8 @@
              smallest ring, with the JIT and without (costs in instructions, sizes in cells:
              deterministic); -Xstats: produced == consumed.
   text       the text report ranks by growth (isort's n^2 above sum's n) and agrees with JSON.
+  plots      profilers/tools/inputsize_plot.py runs the program and writes isort's plot, SVG
+             and PNG, listed in index.txt with its n^2 fit (skipped without gnuplot).
   threads    every tests/threads program with an expected output runs under the analysis,
              native and green, sequential and concurrent, and prints what it expects (the
              world's queues never stall a program, and every queue drains at the end).
@@ -22,6 +24,7 @@
 import argparse
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -139,6 +142,27 @@ CASES = {
 }
 
 
+def check_plots(tandem):
+    """profilers/tools/inputsize_plot.py, one command from the program to its plots."""
+    if shutil.which("gnuplot") is None:
+        print("note: gnuplot missing, inputsize_plot.py not checked (scripts/setup.sh installs gnuplot-nox)")
+        return
+    tool = os.path.join(HERE, "..", "..", "profilers", "tools", "inputsize_plot.py")
+    with tempfile.TemporaryDirectory(prefix="tandem_inputsize_plots_") as d:
+        for fmt in ("svg", "png"):
+            out = os.path.join(d, fmt)
+            r = th.run_once([sys.executable, tool, "--tandem", tandem, "--format", fmt, "--out", out, "--",
+                             PROG, "isort", str(N)], timeout=300)
+            if not check(f"plot {fmt}: exit 0", r.code == 0, r.err[-1500:]):
+                continue
+            index = open(os.path.join(out, "index.txt")).read()
+            check(f"plot {fmt}: isort plotted first, n^2", index.startswith("01-isort." + fmt) and "TRMS n^2" in index,
+                  index)
+            data = open(os.path.join(out, "01-isort." + fmt), "rb").read()
+            check(f"plot {fmt}: a {fmt} file", data.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in data[:2000],
+                  data[:80])
+
+
 def check_threads(tandem):
     tdir = os.path.join(HERE, "..", "threads")
     for name in sorted(os.listdir(tdir)):
@@ -206,6 +230,7 @@ def main():
         srow = [l for l in txt.splitlines() if "sum (" in l]
         check("text: sum as n, N calls, max TRMS N", srow and srow[0].split()[0] == "n" and
               srow[0].split()[2:5] == [str(N), str(N), str(N)], srow)
+        check_plots(a.tandem)
     return check.finish(f"inputsize: {check.counts['checks']} checks")
 
 
