@@ -12,9 +12,10 @@
  * MEMEV): a table's array slot or hash node, an upvalue; on the slow paths (absent keys,
  * metamethods, inserts that grow a table) the table itself, which stands for the whole
  * access; and, for external input, value k of one io read call from a stream (EV_INPUT: the
- * FILE's address + k, vm_lib_io.c). Locals live in registers and are not cells; a string's
- * bytes are not cells either (strings are immutable values: reading one is reading the cell
- * that holds it). A cell's identity is its address, so a table slot that moves (the table
+ * FILE's address + k, vm_lib_io.c); and the slots library code reads for the program as it
+ * iterates (next, pairs' inline loop, ipairs: PROF_NEED_LIBMEM). Locals live in registers and
+ * are not cells; a string's bytes are not cells either (strings are immutable values: reading
+ * one is reading the cell that holds it). A cell's identity is its address, so a table slot that moves (the table
  * grows) is a new cell, and the address of a collected object reused by a new one is the old
  * cell.
  *
@@ -839,5 +840,5 @@ static void is_close(void *st) {
 }
 
 const ProfAnalysis prof_inputsize = {"inputsize", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM | PROF_NEED_COST | PROF_NEED_INPUT |
-                                                        PROF_NEED_SYNC,
+                                                        PROF_NEED_SYNC | PROF_NEED_LIBMEM,
                                      is_open, is_consume, is_merge, is_report, is_close, NULL};

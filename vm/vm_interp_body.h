@@ -1030,6 +1030,11 @@ L_TFORCALL: {
         Value key = ra[2], val;
         ci->savedpc = pc;
         if (vm_table_next(S, ra[1].u.t, &key, &val)) {
+#if VM_EXEC_INSTR
+            /* the slot next read, for inputsize (PROF_NEED_LIBMEM): within this instruction's
+             * room (one heap event; TFORLOOP has its own) */
+            if (vm_prof_needs & PROF_NEED_LIBMEM) MEMEV(EV_LOAD, vm_table_get(ra[1].u.t, &key));
+#endif
             ra[4] = key;
             ra[5] = val;
             for (int j = 2; j < (int)C(); j++) ra[4 + j].tt = VT_NIL;

@@ -65,6 +65,19 @@ local function readlines(read, f, n)
   return c
 end
 
+-- The same sums through the library's iterators: ipairs and pairs read the slots for the
+-- loop (PROF_NEED_LIBMEM), so RMS = TRMS = n again, plus one: the global ipairs or pairs.
+local function sum_ipairs(a)
+  local s = 0
+  for _, v in ipairs(a) do s = s + v end
+  return s
+end
+local function sum_pairs(a)
+  local s = 0
+  for _, v in pairs(a) do s = s + v end
+  return s
+end
+
 local function filled(n, rev)
   local a = {}
   for i = 1, n do a[i] = rev and n - i + 1 or i end
@@ -74,6 +87,13 @@ end
 if case == "sum" then
   local a, tot = filled(N), 0
   for n = 1, N do tot = tot + sum(a, n) end
+  print(tot)
+elseif case == "iter" then
+  local tot = 0
+  for n = 1, N do
+    local a = filled(n)
+    tot = tot + sum_ipairs(a) + sum_pairs(a)
+  end
   print(tot)
 elseif case == "isort" then
   for n = 1, N do isort(filled(n, true), n) end

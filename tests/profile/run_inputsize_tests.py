@@ -3,6 +3,8 @@
 
   sum        sum(a, n) for n = 1..N: one point per size n with RMS = TRMS = n, one call each,
              cost exactly linear (equal steps between sizes), fitted model "n" with R^2 = 1.
+  iter       the same sums through ipairs and pairs: the slots the iterators read are cells
+             (RMS = TRMS = n + 1: the global ipairs or pairs is read too; model n).
   isort      insertion sort of reversed arrays of n = 1..N: TRMS = RMS = n (0 for n = 1, which
              reads nothing), model "n^2", and a cost whose second difference is constant.
   wbr        a function that writes cells, then reads them: every activation has size 0.
@@ -87,6 +89,20 @@ def check_sum(fs):
     check("sum: no induced input", f["induced_thread"] == 0 and f["induced_external"] == 0, f)
 
 
+def check_iter(fs):
+    for name in ("sum_ipairs", "sum_pairs"):
+        f = fs.get(name)
+        if not check(f"iter: {name} reported", f is not None, sorted(fs)):
+            continue
+        for which in ("trms_fit", "rms_fit"):
+            pts = points(f, which)
+            # n slots and the global ipairs / pairs (a slot of _ENV: input too)
+            check(f"iter {name} {which}: sizes 2..N+1, one call each",
+                  [(p[0], p[1]) for p in pts] == [(n + 1, 1) for n in range(1, N + 1)], pts[:5])
+            check(f"iter {name} {which}: model n", f[which]["model"] == "n" and f[which]["r2"] > 0.9999,
+                  (f[which]["model"], f[which]["r2"]))
+
+
 def check_isort(fs):
     f = fs.get("isort")
     if not check("isort: reported", f is not None, sorted(fs)):
@@ -133,6 +149,7 @@ def check_lines(fs):
 
 CASES = {
     "sum": ([], check_sum),
+    "iter": ([], check_iter),
     "isort": ([], check_isort),
     "wbr": ([], check_wbr),
     "prodcons": ([], check_prodcons),

@@ -106,6 +106,13 @@ static inline void vm_prof_sync_emit(uint64_t seq) {
     if (seq != 0) vm_prof_emit(ev_make(EV_SYNC, seq));
 }
 
+/* A table slot read by library code (next, ipairs: PROF_NEED_LIBMEM), from a C function,
+ * where waiting for room is safe. [slot]: NULL or an absent key's nil is no access. */
+static inline void vm_prof_lib_load(const Value *slot) {
+    if ((vm_prof_needs & PROF_NEED_LIBMEM) && slot != NULL && slot->tt != VT_NIL)
+        vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)slot));
+}
+
 /* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
  * thread must not wait: the interpreter reserves room for them at the safepoint before
  * (vm_prof_reserve, cab_reserve), so this push finds its slot CLEAR. If it ever does not
