@@ -29,8 +29,8 @@
  * the kernel): a counter [count] advanced at every call and thread switch; per thread a
  * shadow memory tst[cell] (the thread's latest access) and a shadow stack whose entries
  * hold partial sizes (invariant (2): the size of the i-th pending activation is the sum of
- * the partials from i to the top); per state wts[cell] (the latest write by anyone). RMS
- * is the same algorithm without the wts test, on the same tst.
+ * the partials from i to the top); wts[cell] (the latest write by anyone). RMS is the same
+ * algorithm without the wts test, on the same tst.
  *
  * Threads and order. The algorithm needs one order over all the accesses it compares. A
  * state consumes one stream, in the stream's order: a native thread, or a carrier with the
@@ -41,15 +41,16 @@
  * that moved to this carrier are replayed (EV_FRAME) with unknown starts: they are kept for
  * the stack's shape but never reported.
  *
- * Shadow memory: one open-addressing table per thread (cell -> tst) and one per state (cell
- * -> wts), 16 bytes an entry at a load factor between 1/4 and 1/2: 32 to 64 bytes of table
- * per cell a thread touched, plus as much per cell written. The report says the total and
- * the bytes per cell. A thread's tables are freed with the state (nothing tells an analysis
- * that a green thread ended; a native thread's state ends with its stream).
+ * Shadow memory: one open-addressing table of cells for the run (Cell: wts and the tst of
+ * the cell's last accessor, 32 bytes an entry at a load factor between 1/4 and 1/2: 64 to 128
+ * bytes per cell), and per thread a table (16-byte entries) of its stamps of the cells
+ * another thread took over since. The report says the total and the bytes per cell. The
+ * tables are freed when the run's last state closes (nothing tells an analysis that a
+ * thread ended).
  *
- * Hot path: one probe of the thread's table per access, one of the state's per read and
- * write; a binary search of the shadow stack on a first access to a cell some pending
- * ancestor touched; no allocation except when a table grows. */
+ * Hot path: one probe of the cell table per access (two more when the cell's last accessor
+ * was another thread); a binary search of the shadow stack on a first access to a cell some
+ * pending ancestor touched; no allocation except when a table grows. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -125,6 +126,71 @@ static inline uint64_t shadow_get(const Shadow *s, uint64_t cell) {
 static size_t shadow_bytes(const Shadow *s) { return s->e ? (s->mask + 1) * sizeof(ShadowEntry) : 0; }
 
 /* ====================================================================== */
+/* Cells: the world's table, one entry per cell anyone touched             */
+/* ====================================================================== */
+
+/* wts, and the tst of the thread that touched the cell last (its owner), in one entry, so
+ * that an access by the same thread as the last one (nearly all of them: one thread, or
+ * threads working on their own data) costs one probe. The other threads' stamps of the cell
+ * live in their own Shadow (Thread.tst), written back there when another thread takes the
+ * cell over (cell_take). Invariant: a thread's tst of cell c is cells[c].tst if it owns c,
+ * else its Shadow's stamp of c (0: never touched). 32 bytes, two to a cache line. */
+typedef struct Cell {
+    uint64_t cell;  /* 0: a free entry */
+    uint64_t wts;   /* latest write's [count] << 1 | WTS_KERNEL; 0: never written */
+    uint64_t tst;   /* the owner's latest access */
+    uint64_t owner; /* thread index + 1; 0: none */
+} Cell;
+_Static_assert(sizeof(Cell) == 32, "two cells to a 64-byte line");
+
+typedef struct Cells {
+    Cell *e;       /* owned; NULL until the first cell */
+    size_t mask, n;
+    unsigned shift; /* 64 - log2(entries): the hash's top bits index the table */
+} Cells;
+
+/* Fibonacci hashing of the address without its low bits (slots are 16-byte Values). A hash
+ * that keeps neighbouring cells in neighbouring entries (the address folded with its high
+ * bits) was tried for locality: linear probing then clusters, and sudoku.lua's sequential run
+ * got no faster (perf, 2026-11-26: the probe loop took the time the cache misses had). */
+static inline size_t cell_hash(const Cells *c, uint64_t cell) {
+    return (size_t)(((cell >> 3) * UINT64_C(0x9e3779b97f4a7c15)) >> c->shift);
+}
+
+static __attribute__((noinline)) void cells_grow(Cells *c) {
+    size_t cap = c->e ? 2 * (c->mask + 1) : 16384;
+    Cell *e = calloc(cap, sizeof *e);
+    if (e == NULL) prof_oom(WHO);
+    Cells nc = {e, cap - 1, c->n, 64u - (unsigned)__builtin_ctzll(cap)};
+    if (c->e != NULL) {
+        for (size_t i = 0; i <= c->mask; i++) {
+            if (c->e[i].cell == 0) continue;
+            size_t j = cell_hash(&nc, c->e[i].cell);
+            while (e[j].cell != 0) j = (j + 1) & nc.mask;
+            e[j] = c->e[i];
+        }
+        free(c->e);
+    }
+    *c = nc;
+}
+
+/* The entry of [cell], created empty if absent. */
+static inline Cell *cell_at(Cells *c, uint64_t cell) {
+    if (__builtin_expect(2 * (c->n + 1) > c->mask + 1 || c->e == NULL, 0)) cells_grow(c);
+    for (size_t i = cell_hash(c, cell);; i = (i + 1) & c->mask) {
+        Cell *e = &c->e[i];
+        if (e->cell == cell) return e;
+        if (e->cell == 0) {
+            e->cell = cell;
+            c->n++;
+            return e;
+        }
+    }
+}
+
+static size_t cells_bytes(const Cells *c) { return c->e ? (c->mask + 1) * sizeof(Cell) : 0; }
+
+/* ====================================================================== */
 /* State                                                                   */
 /* ====================================================================== */
 
@@ -144,7 +210,8 @@ typedef struct Frame {
 typedef struct Thread {
     Frame *stack; /* owned */
     size_t len, cap;
-    Shadow tst;   /* cell -> [count] of this thread's latest access to it */
+    Shadow tst;   /* cell -> [count] of this thread's latest access, for the cells another
+                     thread owns now (Cell) */
     uint64_t clock; /* instructions charged to this thread */
 } Thread;
 
@@ -204,7 +271,7 @@ static struct {
     pthread_mutex_t lock;
     uint64_t count;      /* the paper's global counter: calls, thread switches, syncs */
     uint64_t next;       /* the EV_SYNC number to analyse next (numbers start at 1) */
-    Shadow wts;          /* cell -> latest write's [count] << 1 | WTS_KERNEL */
+    Cells cells;         /* every cell: wts, and its last accessor's tst */
     const InputSize *last; /* the state analysed last */
     InputSize *states;   /* open states */
     /* Threads by language thread id (0: a native stream's thread before any EV_THREAD, the
@@ -213,7 +280,7 @@ static struct {
     ProfThreads th;
     Thread *threads;
     size_t threads_cap;
-} world = {PTHREAD_MUTEX_INITIALIZER, 0, 1, {NULL, 0, 0}, NULL, NULL, {{NULL, 0, 0}, PROF_MAP_NONE, 0}, NULL, 0};
+} world = {PTHREAD_MUTEX_INITIALIZER, 0, 1, {NULL, 0, 0, 0}, NULL, NULL, {{NULL, 0, 0}, PROF_MAP_NONE, 0}, NULL, 0};
 
 static void *is_open(void) {
     InputSize *s = calloc(1, sizeof *s);
@@ -356,17 +423,30 @@ static inline void first_access(Thread *t, uint64_t ts, size_t field) {
     if (i >= 0) (*(int64_t *)((char *)&t->stack[i] + field))--;
 }
 
+/* Thread [t] (index [ti]) takes [e] over from its last accessor: the owner's stamp goes back
+ * to the owner's Shadow, and [t]'s own comes out of its Shadow. Returns [t]'s stamp. */
+static __attribute__((noinline)) uint64_t cell_take(Cell *e, Thread *t, uint32_t ti) {
+    if (e->owner != 0) *shadow_at(&world.threads[e->owner - 1].tst, e->cell) = e->tst;
+    e->owner = (uint64_t)ti + 1;
+    return shadow_get(&t->tst, e->cell);
+}
+
+/* [t]'s latest access to the cell of [e] (0: never), making [t] its owner. */
+static inline uint64_t cell_tst(Cell *e, Thread *t, uint32_t ti) {
+    return e->owner == (uint64_t)ti + 1 ? e->tst : cell_take(e, t, ti);
+}
+
 static inline void on_read(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
-    uint64_t *tsp = shadow_at(&t->tst, cell);
-    uint64_t ts = *tsp;
-    *tsp = world.count;
+    Cell *e = cell_at(&world.cells, cell);
+    uint64_t ts = cell_tst(e, t, s->cur);
+    e->tst = world.count;
     if (t->len == 0) return; /* no activation to charge (before the first call) */
     Frame *top = &t->stack[t->len - 1];
     /* RMS: figure 11 without lines 1-2 */
     if (ts < top->ts) first_access(t, ts, offsetof(Frame, rms));
     /* TRMS */
-    uint64_t w = shadow_get(&world.wts, cell);
+    uint64_t w = e->wts;
     if (ts < (w >> 1)) { /* written by another thread or the kernel since t last touched it */
         top->trms++;
         if (w & WTS_KERNEL) top->ext++;
@@ -378,14 +458,16 @@ static inline void on_read(InputSize *s, uint64_t cell) {
 
 static inline void on_write(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
-    *shadow_at(&t->tst, cell) = world.count;
-    *shadow_at(&world.wts, cell) = world.count << 1;
+    Cell *e = cell_at(&world.cells, cell);
+    if (e->owner != (uint64_t)s->cur + 1) cell_take(e, t, s->cur);
+    e->tst = world.count;
+    e->wts = world.count << 1;
 }
 
 /* Figure 12: the kernel writes the cell (a time of its own), then the thread reads it. */
 static void on_input(InputSize *s, uint64_t cell) {
     world.count++;
-    *shadow_at(&world.wts, cell) = world.count << 1 | WTS_KERNEL;
+    cell_at(&world.cells, cell)->wts = world.count << 1 | WTS_KERNEL;
     on_read(s, cell);
 }
 
@@ -524,9 +606,8 @@ static void count_queue(InputSize *s) {
 
 /* The world's shadow memory: every thread's tst and stack, and wts. world.lock held. */
 static void count_shadow(InputSize *s) {
-    uint64_t cells = 0, bytes = shadow_bytes(&world.wts);
+    uint64_t cells = world.cells.n, bytes = cells_bytes(&world.cells);
     for (uint32_t k = 0; k < world.th.n; k++) {
-        cells += world.threads[k].tst.n;
         bytes += shadow_bytes(&world.threads[k].tst);
         bytes += world.threads[k].cap * sizeof(Frame);
     }
@@ -817,8 +898,8 @@ static void is_close(void *st) {
     if (s->next) s->next->prev = s->prev;
     if (world.last == s) world.last = NULL;
     if (world.states == NULL) { /* the run is over: the next starts afresh */
-        free(world.wts.e);
-        world.wts = (Shadow){NULL, 0, 0};
+        free(world.cells.e);
+        world.cells = (Cells){NULL, 0, 0, 0};
         for (uint32_t t = 0; t < world.th.n; t++) {
             free(world.threads[t].stack);
             free(world.threads[t].tst.e);
