@@ -63,9 +63,10 @@ typedef struct ProfReportOpts {
 #define PROF_NEED_COST 32u   /* instruction counts (EV_ICOUNT before call, frame, return, thread) */
 #define PROF_NEED_INPUT 64u  /* external input: cells the io library fills (EV_INPUT) */
 #define PROF_NEED_SYNC 128u  /* synchronisation order across threads (EV_SYNC) */
-#define PROF_NEED_LIBMEM 256u /* table slots read by library code too (next and pairs' inline
-                                 loop, ipairs): more EV_LOADs, which another analysis enabled
-                                 in the same run (cachesim) then sees as well */
+#define PROF_NEED_LIBMEM 256u /* cells read by library code too (next and pairs' inline loop,
+                                 ipairs: the slots; string.byte: the bytes returned): more
+                                 EV_LOADs, which another analysis enabled in the same run
+                                 (cachesim) then sees as well */
 
 /* One state per event stream: a stream is what one producer emits (a native language
  * thread, or a carrier with the green threads it runs, told apart by EV_THREAD events).

@@ -12,10 +12,10 @@
  * MEMEV): a table's array slot or hash node, an upvalue; on the slow paths (absent keys,
  * metamethods, inserts that grow a table) the table itself, which stands for the whole
  * access; and, for external input, value k of one io read call from a stream (EV_INPUT: the
- * FILE's address + k, vm_lib_io.c); and the slots library code reads for the program as it
- * iterates (next, pairs' inline loop, ipairs: PROF_NEED_LIBMEM). Locals live in registers and
- * are not cells; a string's bytes are not cells either (strings are immutable values: reading
- * one is reading the cell that holds it). A cell's identity is its address, so a table slot that moves (the table
+ * FILE's address + k, vm_lib_io.c); the slots library code reads for the program as it
+ * iterates (next, pairs' inline loop, ipairs) and the bytes string.byte returns, at their
+ * addresses in the string (PROF_NEED_LIBMEM). Locals live in registers and are not cells; the
+ * bytes other string functions read (sub, find, patterns) are not counted. A cell's identity is its address, so a table slot that moves (the table
  * grows) is a new cell, and the address of a collected object reused by a new one is the old
  * cell.
  *

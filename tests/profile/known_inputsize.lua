@@ -78,6 +78,16 @@ local function sum_pairs(a)
   return s
 end
 
+-- Counts the bytes of s equal to c, reading each with string.byte: every byte returned is a
+-- cell read (PROF_NEED_LIBMEM), so RMS = TRMS = #s.
+local function count_byte(byte, s, c)
+  local k = 0
+  for i = 1, #s do
+    if byte(s, i) == c then k = k + 1 end
+  end
+  return k
+end
+
 local function filled(n, rev)
   local a = {}
   for i = 1, n do a[i] = rev and n - i + 1 or i end
@@ -94,6 +104,10 @@ elseif case == "iter" then
     local a = filled(n)
     tot = tot + sum_ipairs(a) + sum_pairs(a)
   end
+  print(tot)
+elseif case == "bytes" then
+  local s, tot = string.rep("ab", N), 0
+  for n = 1, N do tot = tot + count_byte(string.byte, s:sub(1, n), 97) end
   print(tot)
 elseif case == "isort" then
   for n = 1, N do isort(filled(n, true), n) end

@@ -5,6 +5,8 @@
              cost exactly linear (equal steps between sizes), fitted model "n" with R^2 = 1.
   iter       the same sums through ipairs and pairs: the slots the iterators read are cells
              (RMS = TRMS = n + 1: the global ipairs or pairs is read too; model n).
+  bytes      a count over a string's bytes with string.byte: each byte returned is a cell
+             (RMS = TRMS = length, model n).
   isort      insertion sort of reversed arrays of n = 1..N: TRMS = RMS = n (0 for n = 1, which
              reads nothing), model "n^2", and a cost whose second difference is constant.
   wbr        a function that writes cells, then reads them: every activation has size 0.
@@ -103,6 +105,17 @@ def check_iter(fs):
                   (f[which]["model"], f[which]["r2"]))
 
 
+def check_bytes(fs):
+    f = fs.get("count_byte")
+    if check("bytes: count_byte reported", f is not None, sorted(fs)):
+        for which in ("trms_fit", "rms_fit"):
+            pts = points(f, which)
+            check(f"bytes {which}: sizes 1..N (the bytes string.byte returned)",
+                  [(p[0], p[1]) for p in pts] == [(n, 1) for n in range(1, N + 1)], pts[:5])
+            check(f"bytes {which}: model n", f[which]["model"] == "n" and f[which]["r2"] > 0.999,
+                  (f[which]["model"], f[which]["r2"]))
+
+
 def check_isort(fs):
     f = fs.get("isort")
     if not check("isort: reported", f is not None, sorted(fs)):
@@ -150,6 +163,7 @@ def check_lines(fs):
 CASES = {
     "sum": ([], check_sum),
     "iter": ([], check_iter),
+    "bytes": ([], check_bytes),
     "isort": ([], check_isort),
     "wbr": ([], check_wbr),
     "prodcons": ([], check_prodcons),
