@@ -226,7 +226,7 @@ static const XOption xoptions[] = {
     {"jit.perfmap", "(no value)", "off", "write /tmp/perf-PID.map naming the compiled functions for perf report", OWN(x_jit_perfmap)},
     {"gc.stress", "N (collect every N allocations; 1 if no value)", "0", "force frequent collections", OWN(x_gc_stress)},
     {"gc.maxheap", "size in bytes with optional k, m or g suffix", "0 (no cap)", "cap the heap; beyond it allocation raises \"not enough memory\"", OWN(x_gc_maxheap)},
-    {"profile", "methodcount, callgraph, calltree, pathprof, cachesim (comma-separated)", "(none)", "profile the run; the report is written when the program ends", OWN(x_profile)},
+    {"profile", "methodcount, callgraph, calltree, pathprof, cachesim, inputsize (comma-separated)", "(none)", "profile the run; the report is written when the program ends (inputsize: each function's cost in bytecode instructions against its input size, RMS and TRMS, with a fitted cost model)", OWN(x_profile)},
     {"analysis", "concurrent, sequential", "concurrent", "concurrent: analyzer thread fed through a CAB; sequential: inline", CHOICE(sequential, analysis_names)},
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},

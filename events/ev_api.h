@@ -52,6 +52,22 @@ typedef enum EvKind {
     EV_GAP,      /* never produced: the analyzer passes it to the analyses when the events
                     that follow are not contiguous with those before (before every sampled
                     burst); pairing state such as a pending EV_SITE must be dropped */
+    EV_ICOUNT,   /* [instructions:56]: the stream's count of bytecode instructions run so far
+                    (every instruction dispatched by the interpreter or entered in compiled
+                    code, counted once); only with PROF_NEED_COST, just before every EV_CALL,
+                    EV_RETURN and EV_THREAD (EV_FRAMEs follow an EV_THREAD with no
+                    instruction between), so the difference between two of them is the
+                    cost of what ran in between, all of it by the thread current before
+                    the second */
+    EV_INPUT,    /* external input at [address:48]: the io library filled this cell (a write
+                    by "the kernel", no thread's) and the running code reads it (it returns
+                    the value); only with PROF_NEED_INPUT */
+    EV_SYNC,     /* [sequence:56] a synchronisation operation of the thread library (mutex
+                    lock and unlock, channel send and receive, a thread's spawn, start, end
+                    and join), numbered from 1 by one global counter taken inside the
+                    operation's own lock, so that a release always has a smaller number than
+                    the acquire that sees it; only with PROF_NEED_SYNC. Numbers are dense:
+                    an analysis can merge the streams' segments in their order */
     EV__COUNT
 } EvKind;
 

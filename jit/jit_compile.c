@@ -255,6 +255,7 @@ static JitCode *compile_locked(Proto *p) {
             jit_reload_base(&c);
             jit_bind(a, go);
         }
+        jit_emit_count(&c); /* after the entry poll: a back edge's poll comes back to L(pc) */
         Instr i = p->code[pc];
         if (tmpl[pc])
             templates[vm_op(i)].emit(&c, a, p, pc, i, (int)vm_a(i));

@@ -208,6 +208,9 @@ void jit_emit_slow_stubs(Comp *c);
  * return (r12 = the frame returning): the instrumented interpreter's events. */
 void jit_emit_frame_start(Comp *c);
 void jit_emit_frame_exit(Comp *c);
+/* At the start of every instruction's code, while an analysis needs costs: one more
+ * instruction in the stream's count (VmProfStream.icount, as COUNT_INSTR in the interpreter). */
+void jit_emit_count(Comp *c);
 
 /* ======================================================================
  * Helpers compiled code calls (jit_frame.c): each returns 0 (go on in this frame, or a

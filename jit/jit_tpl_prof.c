@@ -192,6 +192,24 @@ void jit_emit_edge_stubs(Comp *c) {
 
 /* At a compiled return, its guards passed (r12 = the frame returning): the path's end and
  * EV_RETURN, as 'ret' in the instrumented interpreter. Uses rax, rdx. */
+/* EV_ICOUNT of the stream's instruction count (vm_prof_emit_icount), while an analysis needs
+ * costs. Uses rax, rdx. */
+static void emit_icount_event(Comp *c) {
+    if (!(vm_prof_needs & PROF_NEED_COST)) return;
+    INS2(&c->a, MOV, R(RDX), M(RPS, offsetof(VmProfStream, icount), 8));
+    load_imm64(c, RAX, ev_make(EV_ICOUNT, 0));
+    INS2(&c->a, OR, R(RDX), R(RAX));
+    jit_emit_enqueue(c);
+}
+
+/* One add to memory per instruction: [r14] is the stream of the thread running the code, and
+ * only that thread writes its count. Costs about a cycle per instruction when an analysis
+ * needs it (inputsize), nothing otherwise. Flags: templates set their own before they test. */
+void jit_emit_count(Comp *c) {
+    if (!jit_prof || !(vm_prof_needs & PROF_NEED_COST)) return;
+    INS2(&c->a, ADD, M(RPS, offsetof(VmProfStream, icount), 8), I(1));
+}
+
 void jit_emit_frame_exit(Comp *c) {
     if (c->pathbias != VM_PATH_OFF) {
         INS2(&c->a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, pathreg), 4));
@@ -201,6 +219,7 @@ void jit_emit_frame_exit(Comp *c) {
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
     }
     if (vm_prof_needs & PROF_NEED_RETURN) {
+        emit_icount_event(c);
         event_with_depth(c, EV_RETURN, 0, 0);
         jit_emit_enqueue(c);
     }
@@ -213,6 +232,7 @@ uint32_t jit_prof_id(Proto *p) { return p->id != 0 ? p->id : vm_prof_newid(p); }
  * startfunc does. EV_CALL: made by a Lua frame, so never "from C". (The call site was
  * enqueued by the caller's CALL template, which knows it.) */
 void jit_emit_frame_start(Comp *c) {
+    emit_icount_event(c);
     if (vm_prof_needs & PROF_NEED_CALL) {
         event_with_depth(c, EV_CALL, 32, jit_prof_id(c->p));
         jit_emit_enqueue(c);

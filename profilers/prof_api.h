@@ -70,6 +70,13 @@ typedef struct ProfReportOpts {
 #define PROF_NEED_RETURN 4u  /* Lua function returns (EV_RETURN) */
 #define PROF_NEED_PATH 8u    /* Ball-Larus paths (EV_PATH) */
 #define PROF_NEED_MEM 16u    /* heap loads and stores (EV_LOAD, EV_STORE) */
+#define PROF_NEED_COST 32u   /* instruction counts (EV_ICOUNT before call, frame, return, thread) */
+#define PROF_NEED_INPUT 64u  /* external input: cells the io library fills (EV_INPUT) */
+#define PROF_NEED_SYNC 128u  /* synchronisation order across threads (EV_SYNC) */
+#define PROF_NEED_LIBMEM 256u /* cells read by library code too (next and pairs' inline loop,
+                                 ipairs: the slots; string.byte: the bytes returned): more
+                                 EV_LOADs, which another analysis enabled in the same run
+                                 (cachesim) then sees as well */
 
 /* One state per event stream: a stream is what one producer emits (a native language
  * thread, or a carrier with the green threads it runs, told apart by EV_THREAD events).
@@ -99,6 +106,8 @@ typedef struct ProfAnalysis {
  *   calltree     calling context tree; depth-two patterns text json folded
  *   cachesim     L1/L2 cache simulation of heap accesses  text json
  *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate
+ *   inputsize    cost against input size (RMS, TRMS) per    text json
+ *                function, with a fitted cost model
  * JSON: one document per analysis and report, ending with a newline, with the members
  * "analysis", "version", "sample_rate", "estimated", "partial"; counts in it are the
  * observed ones (divide by sample_rate to estimate). Text, folded and callgrind counts are
@@ -108,6 +117,7 @@ extern const ProfAnalysis prof_callgraph;
 extern const ProfAnalysis prof_calltree;
 extern const ProfAnalysis prof_cachesim;
 extern const ProfAnalysis prof_pathprof;
+extern const ProfAnalysis prof_inputsize;
 
 /* Cache simulator geometry and policy (-Xcachesim.l1, -Xcachesim.l2, -Xcachesim.policy),
  * for states opened afterwards (call it before the program starts). [l1], [l2]: size in
@@ -137,7 +147,7 @@ double prof_error_rate(const double *actual, const double *sampled, size_t n, do
  * from a comma-separated list). */
 const ProfAnalysis *prof_find(const char *name, size_t len);
 
-/* Valid names for messages and listings: "methodcount, callgraph, calltree, cachesim, pathprof". */
+/* Valid names for messages and listings: "methodcount, callgraph, calltree, cachesim, pathprof, inputsize". */
 const char *prof_names(void);
 
 #endif

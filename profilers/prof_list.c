@@ -5,7 +5,7 @@
 
 /* Grep PROF_NAMES: this array and the string below list the same analyses, in order. */
 static const ProfAnalysis *const analyses[] = {&prof_methodcount, &prof_callgraph, &prof_calltree,
-                                               &prof_cachesim, &prof_pathprof};
+                                               &prof_cachesim, &prof_pathprof, &prof_inputsize};
 
 const ProfAnalysis *prof_find(const char *name, size_t len) {
     for (size_t i = 0; i < sizeof analyses / sizeof analyses[0]; i++)
@@ -14,4 +14,4 @@ const ProfAnalysis *prof_find(const char *name, size_t len) {
     return NULL;
 }
 
-const char *prof_names(void) { return "methodcount, callgraph, calltree, cachesim, pathprof"; /* PROF_NAMES */ }
+const char *prof_names(void) { return "methodcount, callgraph, calltree, cachesim, pathprof, inputsize"; /* PROF_NAMES */ }

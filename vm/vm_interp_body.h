@@ -53,6 +53,20 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define KB() (k + vm_b(i))
 #define KC() (k + vm_c(i))
 #define RKC() (vm_k(i) ? k + vm_c(i) : base + vm_c(i))
+/* COUNT_INSTR: the instruction count of the stream (VmProfStream.icount, EV_ICOUNT) for the
+ * cost of activations (PROF_NEED_COST), at every dispatch of the instrumented copies. Not in
+ * the step copies: compiled code counts an instruction when it enters the instruction's code,
+ * before a guard may fail and step it, so every instruction run counts once whichever of the
+ * two ran it (jit_tpl_prof.c jit_emit_count). An instruction skipped over without dispatch
+ * (the JMP after a test, SETLIST's extra word) is not counted by either. */
+#if VM_EXEC_INSTR && !VM_EXEC_STEP
+#define COUNT_INSTR() \
+    do { \
+        if (vm_prof_needs & PROF_NEED_COST) vm_prof_tl->icount++; \
+    } while (0)
+#else
+#define COUNT_INSTR() ((void)0)
+#endif
 #if VM_EXEC_STEP
 /* The step copy (vm_jit_step) runs one instruction: the next one is not dispatched but
  * left in ci->savedpc for the compiled code that asked. */
@@ -66,6 +80,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define NEXT() \
     do { \
         i = *pc++; \
+        COUNT_INSTR(); \
         vm_pathoracle_at(ci, cl->p, pc - 1); \
         goto *dispatch[vm_op(i)]; \
     } while (0)
@@ -77,6 +92,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define NEXT() \
     do { \
         i = *pc++; \
+        COUNT_INSTR(); \
         if (S->hookmask & (VM_MASKLINE | VM_MASKCOUNT)) { \
             ci->savedpc = pc; \
             vm_hook_trace(S, ci); \
@@ -89,6 +105,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define NEXT() \
     do { \
         i = *pc++; \
+        COUNT_INSTR(); \
         goto *dispatch[vm_op(i)]; \
     } while (0)
 #define ORACLE_AT(ipc) ((void)0)
@@ -1013,6 +1030,11 @@ L_TFORCALL: {
         Value key = ra[2], val;
         ci->savedpc = pc;
         if (vm_table_next(S, ra[1].u.t, &key, &val)) {
+#if VM_EXEC_INSTR
+            /* the slot next read, for inputsize (PROF_NEED_LIBMEM): within this instruction's
+             * room (one heap event; TFORLOOP has its own) */
+            if (vm_prof_needs & PROF_NEED_LIBMEM) MEMEV(EV_LOAD, vm_table_get(ra[1].u.t, &key));
+#endif
             ra[4] = key;
             ra[5] = val;
             for (int j = 2; j < (int)C(); j++) ra[4 + j].tt = VT_NIL;
@@ -1113,6 +1135,7 @@ L_EXTRAARG:
 #undef KC
 #undef RKC
 #undef NEXT
+#undef COUNT_INSTR
 #undef SAVEPC
 #undef Protect
 #undef CONDJUMP

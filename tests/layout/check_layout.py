@@ -26,7 +26,7 @@ ALLOWED = {
     "vm/compiler": ["vm", "gc"],
     "vm/bytecode": ["vm", "vm/compiler", "gc"],
     "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events"],
-    "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "gc"],
+    "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "gc"],
     "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events"],
     "jit": VM_ROOMS + ["gc", "cab", "profilers", "events"],
     "cli": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],

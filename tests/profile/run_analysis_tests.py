@@ -15,8 +15,9 @@
                programs and shape.lua: the concurrent report (default ring, and the
                smallest ring, which makes the producer block and wrap) equals the
                sequential one exactly.
-  programs     every deterministic tests/programs/*/*.lua with all five analyses at once
-               (json) gives identical reports sequential and concurrent (small ring).
+  programs     every deterministic tests/programs/*/*.lua with all six analyses at once
+               (json) gives identical reports sequential and concurrent (small ring), and
+               with the JIT and without (inputsize: activations and instruction costs).
   stats        in every concurrent exhaustive run above: -Xstats says produced == consumed
                and nothing dropped.
   annotate     -Xprofile.format=annotate (pathprof's line counts in the source) against
@@ -44,17 +45,24 @@ PROGRAMS = os.path.join(HERE, "..", "programs")
 # and the collector's timing change the layout; address-space randomisation too): for it,
 # the address-independent part is compared (accesses, loads, stores, accesses per function);
 # conc==seq above and known_cache.lua check the rest on programs whose layout holds.
-ALL_ANALYSES = "methodcount,callgraph,calltree,pathprof,cachesim"
+# inputsize likewise: its input sizes count distinct cell addresses, and an address the
+# collector frees and reuses at another moment is another cell; its activations and their
+# costs in instructions (interpreter and JIT alike) and its event counts are compared.
+ALL_ANALYSES = "methodcount,callgraph,calltree,pathprof,cachesim,inputsize"
 
 
 def comparable(report):
-    """The JSON documents of [report], cachesim's reduced to what does not depend on addresses."""
+    """The JSON documents of [report], cachesim's and inputsize's reduced to what does not
+    depend on addresses."""
     docs = json_docs(report)
     out = []
     for d in docs:
         if d.get("analysis") == "cachesim":
             d = {"accesses": d["accesses"], "loads": d["loads"], "stores": d["stores"],
                  "functions": sorted((f["function"], f["accesses"]) for f in d["functions"])}
+        elif d.get("analysis") == "inputsize":
+            d = {"loads": d["loads"], "stores": d["stores"], "inputs": d["inputs"],
+                 "functions": sorted((f["function"], f["calls"], f["cost"]) for f in d["functions"])}
         out.append(d)
     return out
 PATH_PROGRAMS = ["paths_pattern.lua", "paths_loops.lua", "paths_calls.lua", "paths_wide.lua"]

@@ -9,6 +9,7 @@
 #include "vm_bytecode.h"
 #include "vm_gc.h"
 #include "vm_lib.h"
+#include "vm_prof.h"
 #include "vm_warn.h"
 
 /* Separator of templates in package.path, the mark replaced by the module name, and the
@@ -283,6 +284,7 @@ static int base_next(State *S) {
     vm_settop(S, 2);
     Value key = *vm_at(S, 2), val;
     if (vm_table_next(S, t, &key, &val)) {
+        vm_prof_lib_load(vm_table_get(t, &key)); /* input-sensitive profiling: the slot read */
         vm_push(S, key);
         vm_push(S, val);
         return 2;
@@ -315,7 +317,9 @@ static int ipairs_aux(State *S) {
     Value *tv = vm_at(S, 1);
     Value v;
     if (vm_istable(tv) && tv->u.t->meta == NULL) {
-        v = vm_loadv(vm_table_getint(tv->u.t, i));
+        const Value *slot = vm_table_getint(tv->u.t, i);
+        vm_prof_lib_load(slot); /* input-sensitive profiling: the slot read */
+        v = vm_loadv(slot);
     } else {
         Value t = *tv, k = vm_int(i);
         v = vm_gettable(S, &t, &k);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "vm_lib.h"
+#include "vm_prof.h"
 
 enum { IOS_META = 1, IOS_INPUT = 2, IOS_OUTPUT = 3 };
 
@@ -260,6 +261,16 @@ static bool read_number(State *S, FILE *f) {
     return false;
 }
 
+/* External input for input-sensitive profiling (-Xprofile=inputsize): the [n] values one
+ * read call got from [f] are cells the kernel filled and the caller reads, one EV_INPUT
+ * each. The cells stand for the stream's read buffer: value k of a call is the cell at the
+ * FILE's address + k, the same cells on every call, so a loop reading n lines has an input
+ * of n values (they were refilled each time: TRMS) over one cell (RMS). The FILE is C
+ * memory, never a GC heap address, so these cells never alias a table slot or an upvalue. */
+static void external_input(FILE *f, int n) {
+    for (int k = 0; k < n; k++) vm_prof_emit(ev_make(EV_INPUT, (uintptr_t)f + (unsigned)k));
+}
+
 /* Read with the [nfmt] formats found at stack slots first.. (or, when [from_upvalues], at
  * upvalues first..) and push one result per format read; reading stops at the first
  * failure, whose result becomes nil. No format means "l". Returns the number of results
@@ -304,6 +315,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
         }
     }
     if (ferror(f)) return file_result(S, false, NULL);
+    if (vm_prof_needs & PROF_NEED_INPUT) external_input(f, ok ? n : n - 1);
     if (!ok) {
         vm_pop(S, 1);
         vm_pushnil(S);

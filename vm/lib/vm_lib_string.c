@@ -7,6 +7,7 @@
 
 #include "vm_bytecode.h"
 #include "vm_lib_pattern.h"
+#include "vm_prof.h"
 
 /* Largest string the library builds: Lua's MAX_SIZE, the smaller of size_t and its integer
  * type, so that lengths always fit in a Lua integer. */
@@ -158,6 +159,9 @@ static int str_byte(State *S) {
     int n = (int)(last - first) + 1;
     vm_checkstack(S, n);
     for (int i = 0; i < n; i++) vm_pushint(S, (unsigned char)s->data[first - 1 + (size_t)i]);
+    /* Input-sensitive profiling: each byte returned is a cell read (vm_prof.h) */
+    if (vm_prof_needs & PROF_NEED_LIBMEM)
+        for (int i = 0; i < n; i++) vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)&s->data[first - 1 + (size_t)i]));
     return n;
 }
 

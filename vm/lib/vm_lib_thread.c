@@ -8,6 +8,7 @@
 
 #include "vm_do.h"
 #include "vm_lib.h"
+#include "vm_prof.h"
 #include "vm_threadimpl.h"
 
 #define HANDLE_NAME "thread.handle"
@@ -36,6 +37,7 @@ static int th_spawn(State *S) {
     t->green = vm_threads_options()->model == VM_THREADS_GREEN;
     vm_table_threads_started(); /* resizes stop freeing blocks a racing reader may hold */
     gc_use_vm_trigger(); /* collections only at safepoints from now on */
+    vm_prof_sync_emit(vm_prof_sync_take()); /* before the child's start (vm_thread_body) */
     vm_thread_start(S, t);
     return 1;
 }
@@ -61,7 +63,9 @@ static int th_join(State *S) {
             t->joining--;
             bool first = !t->joined;
             t->joined = true;
+            uint64_t seq = vm_prof_sync_take(); /* after the thread's end (vm_thread_body) */
             IUNLOCK(&t->ilock);
+            vm_prof_sync_emit(seq);
             if (first && t->status != VM_OK) vm_thread_forget(t);
             break;
         }
@@ -162,7 +166,9 @@ static void mutex_lock(State *S, LMutex *m, VmThread *self) {
         if (m->owner == NULL) {
             m->owner = self;
             vm_wl_remove(&m->waiters, self);
+            uint64_t seq = vm_prof_sync_take(); /* after the unlock that freed it */
             IUNLOCK(&m->ilock);
+            vm_prof_sync_emit(seq);
             return;
         }
         if (m->owner == self) {
@@ -181,9 +187,11 @@ static void mutex_unlock(State *S, LMutex *m, VmThread *self) {
         IUNLOCK(&m->ilock);
         vm_error(S, "mutex is not locked by this thread");
     }
+    uint64_t seq = vm_prof_sync_take(); /* before the next lock */
     m->owner = NULL;
     VmThread *w = vm_wl_pop(&m->waiters);
     IUNLOCK(&m->ilock);
+    vm_prof_sync_emit(seq);
     if (w) vm_thread_unpark(w);
 }
 
@@ -203,7 +211,9 @@ static int mx_trylock(State *S) {
     ILOCK(&m->ilock);
     bool ok = m->owner == NULL;
     if (ok) m->owner = self;
+    uint64_t seq = ok ? vm_prof_sync_take() : 0;
     IUNLOCK(&m->ilock);
+    vm_prof_sync_emit(seq);
     vm_pushbool(S, ok);
     return 1;
 }
@@ -311,7 +321,9 @@ static int ch_send(State *S) {
             ticket = ++c->sent;
             vm_wl_remove(&c->senders, self);
             VmThread *r = vm_wl_pop(&c->receivers);
+            uint64_t seq = vm_prof_sync_take(); /* before the receive that takes the value */
             IUNLOCK(&c->ilock);
+            vm_prof_sync_emit(seq);
             if (r) vm_thread_unpark(r);
             break;
         }
@@ -349,8 +361,10 @@ static int ch_recv(State *S) {
             c->count--;
             c->received++;
             vm_wl_remove(&c->receivers, self);
+            uint64_t seq = vm_prof_sync_take(); /* after the send that put the value */
             /* Senders wait for room or (unbuffered) for their value to be taken. */
             vm_wl_wake_all(&c->ilock, &c->senders, true);
+            vm_prof_sync_emit(seq);
             vm_push(S, v);
             return 1;
         }

@@ -122,6 +122,7 @@ static int fsource_cb(uint32_t id, ProfSource *out, void *ctx) {
  * ====================================================================== */
 
 bool vm_prof_instrumented = false;
+uint64_t vm_prof_sync_seq; /* the last EV_SYNC number taken (vm_prof_sync_take) */
 unsigned vm_prof_needs = 0;
 _Thread_local VmProfStream *vm_prof_tl;
 
@@ -311,7 +312,10 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
     if (!run.active) return;
     VmProfStream *s = stream_new(thread_id, carrier);
     vm_prof_tl = s;
-    if (thread_id != 0) vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    if (thread_id != 0) {
+        vm_prof_emit_icount();
+        vm_prof_emit(ev_make(EV_THREAD, thread_id));
+    }
 }
 
 void vm_prof_thread_end(void) {
@@ -331,6 +335,8 @@ static void on_switch(int carrier, uint64_t thread_id, State *moved) {
     (void)carrier;
     VmProfStream *s = vm_prof_tl;
     if (s == NULL) return;
+    vm_prof_emit_icount();
+    vm_prof_sync_emit(vm_prof_sync_take()); /* after the thread's switch-out (vm_green.c) */
     vm_prof_emit(ev_make(EV_THREAD, thread_id));
     if (moved == NULL || !(vm_prof_needs & (PROF_NEED_CALL | PROF_NEED_RETURN))) return;
     uint64_t frames[256];

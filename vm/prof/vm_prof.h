@@ -53,6 +53,10 @@ typedef struct VmProfStream {
     volatile int done;          /* drained (concurrent) */
     bool closed;
     struct VmProfStream *next;
+    uint64_t icount;            /* PROF_NEED_COST: bytecode instructions run on this stream's
+                                   thread so far (the interpreter's NEXT, the JIT's per-instruction
+                                   add at [r14 + offset]); only this thread writes it, and it
+                                   travels to the analyses in EV_ICOUNT (vm_prof_emit_icount) */
 } VmProfStream;
 
 /* Chosen once before the program starts: true runs vm_execute_instr (vm_interp.c). */
@@ -79,6 +83,34 @@ static inline void vm_prof_emit(uint64_t ev) {
         cab_push(&s->prod, ev);
     else
         vm_prof_emit_other(s, ev);
+}
+
+/* EV_ICOUNT, the stream's instruction count, when an analysis needs costs: written before
+ * every EV_CALL, EV_FRAME, EV_RETURN and EV_THREAD (ev_api.h), so each stretch of
+ * instructions is charged to the thread and frames current when it ran. */
+static inline void vm_prof_emit_icount(void) {
+    if (vm_prof_needs & PROF_NEED_COST) vm_prof_emit(ev_make(EV_ICOUNT, vm_prof_tl->icount));
+}
+
+/* Synchronisation order (EV_SYNC, ev_api.h), when an analysis needs it: take the next number
+ * inside the operation's own lock (vm_prof_sync_take: 0 when no analysis needs it), emit it
+ * after the lock is released (vm_prof_sync_emit may wait for room in the ring, which must not
+ * happen with a lock held). The add is sequentially consistent and runs under the lock that
+ * orders the operations on that object, so a release's number is below that of every acquire
+ * that observes it. */
+extern uint64_t vm_prof_sync_seq;
+static inline uint64_t vm_prof_sync_take(void) {
+    return (vm_prof_needs & PROF_NEED_SYNC) ? __atomic_add_fetch(&vm_prof_sync_seq, 1, __ATOMIC_SEQ_CST) : 0;
+}
+static inline void vm_prof_sync_emit(uint64_t seq) {
+    if (seq != 0) vm_prof_emit(ev_make(EV_SYNC, seq));
+}
+
+/* A table slot read by library code (next, ipairs: PROF_NEED_LIBMEM), from a C function,
+ * where waiting for room is safe. [slot]: NULL or an absent key's nil is no access. */
+static inline void vm_prof_lib_load(const Value *slot) {
+    if ((vm_prof_needs & PROF_NEED_LIBMEM) && slot != NULL && slot->tt != VT_NIL)
+        vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)slot));
 }
 
 /* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
@@ -251,6 +283,7 @@ static inline void vm_prof_frame_start_events(State *S, CallInfo *ci) {
     if (__builtin_expect(id == 0, 0)) id = vm_prof_newid(ep);
     unsigned needs = vm_prof_needs;
     if (needs & PROF_NEED_SITE) vm_prof_emit(ev_make(EV_SITE, vm_prof_call_site(S, ci)));
+    if (needs & PROF_NEED_COST) vm_prof_emit(ev_make(EV_ICOUNT, vm_prof_tl->icount));
     if (needs & PROF_NEED_CALL) vm_prof_emit(ev_make(EV_CALL, vm_prof_call_payload(ci, id)));
     if (needs & PROF_NEED_PATH) {
         ci->pathbias = vm_pathprof_bias(ep, id);
@@ -279,7 +312,10 @@ static inline void vm_prof_frame_exit_events(CallInfo *ci, uint32_t fid, bool re
         vm_prof_emit(vm_pathprof_event(fid, ci->pathreg));
         ci->pathbias = VM_PATH_OFF;
     }
-    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
+    if (ret && (vm_prof_needs & PROF_NEED_RETURN)) {
+        vm_prof_emit_icount();
+        vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
+    }
 }
 
 /* The same out of line, for JIT-compiled code's calls and returns made through C helpers:

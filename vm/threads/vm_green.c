@@ -157,6 +157,11 @@ static const VmSanStack *san_stack(VmThread *t) {
  * to the carrier, which then does [action]. Returns when t is switched in again, maybe on
  * another carrier. */
 static void switch_out(State *S, VmThread *t, int action) {
+    /* The thread's last events on this carrier's stream, before it can be run on another:
+     * its instruction count (all of it charged to it before it runs elsewhere), then EV_SYNC
+     * (the other carrier's switch-in takes a larger number: on_switch, vm_prof.c). */
+    vm_prof_emit_icount();
+    vm_prof_sync_emit(vm_prof_sync_take());
     Carrier *c = t->carrier;
     t->run_hi = stack_top(S);
     t->run_state = S;

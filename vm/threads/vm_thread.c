@@ -141,6 +141,9 @@ static int thread_msgh(State *S) {
 void vm_thread_body(VmThread *t) {
     State *S = t->S;
     int nargs = t->nargs;
+    /* The thread's start, after its spawn's (EV_SYNC: input-sensitive profiling orders the
+     * two threads' events by them). */
+    vm_prof_sync_emit(vm_prof_sync_take());
     Value *fn = S->top - nargs - 1;
     ptrdiff_t fpos = vm_savestack(S, fn);
     /* handler below the function */
@@ -157,8 +160,10 @@ void vm_thread_body(VmThread *t) {
     }
     t->status = st;
     ILOCK(&t->ilock);
+    uint64_t seq = vm_prof_sync_take(); /* the end, before any join sees it done */
     __atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
     vm_wl_wake_all(&t->ilock, &t->joiners, true);
+    vm_prof_sync_emit(seq);
     /* A failed thread stays on the all-threads list until it is joined, so that a failure
      * nobody joins is reported when the program ends (vm_threads_shutdown). */
     if (st == VM_OK) vm_thread_forget(t);
