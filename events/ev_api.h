@@ -48,7 +48,9 @@ typedef enum EvKind {
                     a call). After EV_THREAD when a green thread resumes on another carrier
                     than the one it last ran on, the VM replays the thread's open Lua frames,
                     outermost first, so that analyzers keeping calling contexts per thread
-                    can rebuild them in this stream. */
+                    can rebuild them in this stream; also at the start of a sampling window
+                    (-Xsample.mode=code, vm/prof/vm_sample.h), for the frames that were
+                    running before it. */
     EV_GAP,      /* never produced: the analyzer passes it to the analyses when the events
                     that follow are not contiguous with those before (before every sampled
                     burst); pairing state such as a pending EV_SITE must be dropped */
