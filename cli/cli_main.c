@@ -314,13 +314,17 @@ int main(int argc, char **argv) {
     /* -Xsample.mode: events is the CAB's sampling mode; code is sampled instrumentation, over
      * exhaustive rings (vm/prof/vm_sample.h). */
     if (opt.sample_mode == 1) opt.sampling = 1;
+    if (opt.sample_adaptive && opt.sample_mode != 2) {
+        fprintf(stderr, "tandem: -Xsample.adaptive=on needs -Xsample.mode=code\n");
+        return EXIT_USAGE;
+    }
     if (opt.sample_mode == 2 && opt.sampling) {
         fprintf(stderr, "tandem: -Xsample.mode=code cannot be combined with -Xcab.mode=sampling (choose one way to sample)\n");
         return EXIT_USAGE;
     }
     if (opt.profile && opt.sample_mode == 2) {
         VmSampleOptions sopt = {true, opt.sample_rate ? opt.sample_rate : 0.05, (uint64_t)opt.sample_window,
-                                (uint64_t)opt.sample_seed, false};
+                                (uint64_t)opt.sample_seed, opt.sample_adaptive == 1};
         vm_sample_configure(&sopt);
     }
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the

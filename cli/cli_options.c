@@ -208,6 +208,7 @@ static const char *const stage_names[] = {"instrument", "enqueue", "communicate"
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
 static const char *const sample_mode_names[] = {"off", "events", "code", NULL};
+static const char *const off_on_names[] = {"off", "on", NULL};
 static const char *const full_names[] = {"block", "self", "adaptive", NULL}; /* CabFull */
 static const char *const threads_names[] = {"native", "green", NULL};
 static const char *const affinity_names[] = {"auto", "none", NULL};
@@ -241,6 +242,7 @@ static const XOption xoptions[] = {
     {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (events: in bursts chosen at random; code: of the ticks, run inside windows)", OWN(x_sample_rate)},
     {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "-Xsample.mode=events: the bursts the events are chosen in", OWN(x_sample_burst)},
     {"sample.window", "ticks (function entries and loop back edges), 1-1000000000", "1024", "-Xsample.mode=code: the length of a sampling window; longer windows cost less switching and lose fewer paths at their edges, shorter ones spread the samples", COUNT(sample_window, 1, 1000000000)},
+    {"sample.adaptive", "off, on", "off", "-Xsample.mode=code: a program thread whose ring is filling (its analyzer falls behind) halves its rate rather than wait, and doubles it again once the ring keeps room; every window's events are weighted by the inverse of its rate, so the estimates stay unbiased. -Xstats shows the windows per rate", CHOICE(sample_adaptive, off_on_names)},
     {"sample.seed", "N (0-4294967295)", "0 (from the clock)", "-Xsample.mode=code: the seed of the random window phases (each native thread draws its own sequence from it), for repeatable runs", COUNT(sample_seed, 0, 0xffffffff)},
     {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", OWN(x_cachesim)},
     {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache", OWN(x_cachesim)},

@@ -54,6 +54,11 @@ typedef enum EvKind {
     EV_GAP,      /* never produced: the analyzer passes it to the analyses when the events
                     that follow are not contiguous with those before (before every sampled
                     burst); pairing state such as a pending EV_SITE must be dropped */
+    EV_RATE,     /* [shift:6]: sampled code with an adaptive rate (-Xsample.adaptive,
+                    vm/prof/vm_sample.h): the events that follow in this stream were sampled
+                    at 1/2^shift of the configured rate, so each stands for 2^shift of them;
+                    the analyses weight their counts by it (shift 0 again when the rate is
+                    back up); never produced otherwise */
     EV__COUNT
 } EvKind;
 
@@ -69,6 +74,8 @@ static inline uint32_t ev_path_fid(uint64_t ev) { return (uint32_t)ev & 0xffffff
 static inline uint32_t ev_path_number(uint64_t ev) { return (uint32_t)(ev >> 24); }
 static inline uint32_t ev_site_pc(uint64_t ev) { return (uint32_t)ev; }
 static inline uint32_t ev_site_caller(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
+/* EV_RATE: the weight of each following event of the stream. */
+static inline uint64_t ev_rate_weight(uint64_t ev) { return UINT64_C(1) << (ev & 63u); }
 #define EV_DEPTH_MAX 0xffffffu  /* deeper frames saturate */
 
 /* The payload is 56 bits: kind in the top byte. */

@@ -21,6 +21,10 @@ STAGES = ["instrument", "enqueue", "communicate", "full"]
 BUFFERS = ["cab", "nway", "ffwd"]
 RATES = [0.01, 0.02, 0.05, 0.10, 0.20, 0.50, 1.00]
 SAMPLED = ["callgraph", "pathprof"]
+# -Xsample.mode=code (sampled instrumentation, issue 17) at every rate: the analyses whose
+# overhead it is meant to cut; fixed seed so that a rerun samples the same windows
+CODE_SAMPLED = ["callgraph", "calltree", "pathprof"]
+CODE_SEED = 1
 # 16 KB .. 32 MB: 12 ring sizes, powers of two
 RING_SIZES = [16 << 10 << i for i in range(12)]
 
@@ -132,15 +136,23 @@ def size_configs():
 
 
 def sampling_configs():
-    """Fig. 11: callgraph and pathprof sampled at every rate, and exhaustive (rate "exh")."""
+    """Fig. 11: callgraph and pathprof sampled at every rate by the CAB (the paper's sampling,
+    form "sampling", keys ANALYSIS/RATE), callgraph, calltree and pathprof sampled by the code
+    (-Xsample.mode=code, form "code", keys ANALYSIS/code/RATE), and each exhaustive (rate
+    "exh")."""
     cs = [BASE]
-    for a in SAMPLED:
+    for a in sorted(set(SAMPLED) | set(CODE_SAMPLED)):
         cs.append(Config("%s/exhaustive" % a, ["-Xprofile=" + a, "-Xprofile.format=json"],
                          analysis=a, form="exhaustive", rate="exh", json=True))
-        for r in RATES:
+        for r in RATES if a in SAMPLED else []:
             cs.append(Config("%s/%g" % (a, r), ["-Xprofile=" + a, "-Xprofile.format=json",
                                                 "-Xcab.mode=sampling", "-Xsample.rate=%g" % r],
                              analysis=a, form="sampling", rate=r, json=True))
+        for r in RATES if a in CODE_SAMPLED else []:
+            cs.append(Config("%s/code/%g" % (a, r), ["-Xprofile=" + a, "-Xprofile.format=json",
+                                                     "-Xsample.mode=code", "-Xsample.rate=%g" % r,
+                                                     "-Xsample.seed=%d" % CODE_SEED],
+                             analysis=a, form="code", rate=r, json=True))
     return cs
 
 

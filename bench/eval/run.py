@@ -40,7 +40,7 @@ FIELDS = ["experiment", "round", "pos", "program", "scale", "threads", "config",
           "buffer", "ring_kb", "chunk_kb", "rate", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
           "probe_before_ns", "probe_before", "probe_after_ns", "probe_after",
           "produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms", "analyzer_idle_ms",
-          "analyzers", "analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms", "error_all", "items_all", "error_hot", "items_hot", "rc", "error", "cmd"]
+          "analyzers", "analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms", "error_all", "items_all", "error_hot", "items_hot", "error_weighted", "hot_overlap", "rc", "error", "cmd"]
 
 
 def fmt_dur(s):
@@ -122,7 +122,9 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                         e_all, n_all, _ = th.error_rate(act, smp, rate)
                         # items a sample sees ~100 times or more (as bench/analyses.py)
                         e_hot, n_hot, _ = th.error_rate(act, smp, rate, 100.0 / rate)
-                        row.update(error_all=e_all, items_all=n_all, error_hot=e_hot, items_hot=n_hot)
+                        row.update(error_all=e_all, items_all=n_all, error_hot=e_hot, items_hot=n_hot,
+                                   error_weighted=th.weighted_error(act, smp, rate),
+                                   hot_overlap=th.hot_overlap(act, smp))
                 if r["rc"] != 0:
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)
                 batch.append(row)

@@ -12,6 +12,11 @@ profile as the oracle.
              error stays within 3x what a binomial model predicts for the ticks sampled
              (predicted() below), the hot items are all found, the measured fraction is
              near the rate, and the text report says it is an estimate.
+  adaptive   -Xsample.adaptive=on with slowed analyzers (-Xtest.analyzer_delay) on a small
+             ring: the producer never blocks (-Xstats: blocks 0, blocked 0 ms), the rate
+             drops, and the estimated call count of sample_known.lua's hottest function is
+             within 4 standard deviations of a binomial model of the ticks sampled at each
+             rate, weighted as the analyses weight them (EV_RATE), of the exhaustive count.
   options    bad -Xsample.* values and combinations are refused (exit 2), naming the option.
 """
 import argparse
@@ -136,6 +141,47 @@ def test_known_text(tandem):
 
 
 # ----------------------------------------------------------------------------------------
+# adaptive: never blocks, estimate within its predicted error
+# ----------------------------------------------------------------------------------------
+ADAPT_RE = re.compile(r"\[stats\] sample adaptive: .*ticks in windows per rate:(.*?); lowest rate")
+CAB_TOTAL_RE = re.compile(r"\[stats\] cab total: .* blocks (\d+) blocked ([0-9.]+) ms")
+
+
+def adaptive_sd(count, ticks, frac, levels):
+    """The standard deviation of the estimate of an item counted [count] times in [ticks]
+    ticks: the ticks sampled at shift k (levels: {k: ticks}) observe it ~ Binomial(n_k, q),
+    q = count / ticks, each observation counting 2^k / frac."""
+    q = min(1.0, count / ticks)
+    return math.sqrt(sum(n * q * (1 - q) * 4 ** k for k, n in levels.items())) / frac
+
+
+def test_adaptive(tandem, delay, seed, exhaustive):
+    name = f"adaptive delay={delay}us seed={seed}"
+    opts = ["-Xsample.mode=code", "-Xsample.rate=0.5", "-Xsample.adaptive=on", "-Xsample.seed=%d" % seed,
+            "-Xtest.analyzer_delay=%d" % delay, "-Xcab.size=256k", "-Xcab.chunk=4k", "-Xstats"]
+    code, rep, err = profile(tandem, KNOWN, "methodcount", opts)
+    if not check(f"{name}: runs", code == 0 and rep, err[-800:]):
+        return
+    m, a, cab = STATS_RE.search(err), ADAPT_RE.search(err), CAB_TOTAL_RE.search(err)
+    if not check(f"{name}: -Xstats shows the sampling and the ring", m and a and cab, err[-1200:]):
+        return
+    check(f"{name}: the producer never blocked", int(cab.group(1)) == 0 and float(cab.group(2)) == 0.0, cab.group(0))
+    levels = {}
+    for rate, n in re.findall(r" ([0-9.e-]+)(?: or less)?: (\d+)", a.group(1)):
+        levels[round(math.log2(0.5 / float(rate)))] = int(n)
+    check(f"{name}: the rate dropped", any(k > 0 for k in levels), a.group(0))
+    ticks, frac = int(m.group(3)), float(m.group(4))
+    doc = th.json_docs(rep)[0]
+    actual, sampled = th.items_of(exhaustive, None), th.items_of(doc, None)
+    hot = max(actual, key=actual.get)
+    est = sampled.get(hot, 0) / frac
+    sd = adaptive_sd(actual[hot], ticks, frac, levels)
+    check.bump("adaptive")
+    check(f"{name}: the estimate of {hot}'s calls, {est:.0f}, within 4 sd ({sd:.0f}) of {actual[hot]}",
+          abs(est - actual[hot]) <= 4 * sd, f"levels {levels}, fraction {frac}")
+
+
+# ----------------------------------------------------------------------------------------
 # options
 # ----------------------------------------------------------------------------------------
 BAD = [
@@ -144,6 +190,8 @@ BAD = [
     (["-Xsample.rate=0"], "sample.rate"),
     (["-Xsample.seed=-1"], "sample.seed"),
     (["-Xsample.mode=code", "-Xcab.mode=sampling"], "sample.mode=code"),
+    (["-Xsample.adaptive=on"], "sample.adaptive"),
+    (["-Xsample.mode=code", "-Xsample.adaptive=maybe"], "sample.adaptive"),
 ]
 
 
@@ -189,6 +237,14 @@ def main():
     for analysis in ANALYSES:
         tasks.append(lambda an=analysis: known_tasks(an))
     tasks.append(lambda: test_known_text(tandem))
+
+    def adaptive_tasks():
+        code, rep, err = profile(tandem, KNOWN, "methodcount", [])
+        if check("adaptive: the exhaustive run", code == 0 and rep, err[-800:]):
+            for delay in (200, 1000):
+                for seed in (1, 2, 3):
+                    test_adaptive(tandem, delay, seed, th.json_docs(rep)[0])
+    tasks.append(adaptive_tasks)
     tasks.append(lambda: test_options(tandem))
 
     check.run_tasks(tasks, a.jobs)
@@ -198,7 +254,7 @@ def main():
               % (RATIOS[len(RATIOS) // 2][0], RATIOS[-1][0], RATIOS[-1][1]))
     n = check.counts
     return check.finish(f"{n['checks']} checks in {n['runs']} profiled runs ({n['known']} sampled at {RATE:g} "
-                        f"against the binomial bound)")
+                        f"against the binomial bound, {n['adaptive']} adaptive)")
 
 
 if __name__ == "__main__":

@@ -44,9 +44,11 @@ static uint32_t next_window = 1;
 static struct {
     pthread_mutex_t lock;
     VmSampleTl *live;
-    uint64_t in, out, windows;
+    uint64_t in, out, in_w, windows, skipped, cut;
+    uint64_t at_level[8];
+    unsigned lowest;     /* the deepest shift a thread ended at */
     uint64_t nthreads;
-} tot = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+} tot = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void vm_sample_configure(const VmSampleOptions *o) {
     vm_sample_opts = *o;
@@ -66,6 +68,8 @@ static uint64_t rng_next(VmSampleTl *t) {
 
 /* A gap's length: uniform in 0 .. 2G, G = window (1 - rate) / rate, the mean that makes
  * windows a fraction [rate] of the ticks. */
+static void set_shift(VmSampleTl *t, unsigned shift);
+
 static int64_t draw_gap(VmSampleTl *t) {
     double g = (double)vm_sample_opts.window * (1.0 - t->rate) / t->rate;
     uint64_t span = (uint64_t)(2.0 * g) + 1;
@@ -77,7 +81,7 @@ void vm_sample_thread_begin(void) {
     if (!vm_sample_code) return;
     VmSampleTl *t = &vm_sample_tl;
     memset(t, 0, sizeof *t);
-    t->rate = vm_sample_opts.rate;
+    set_shift(t, 0);
     pthread_mutex_lock(&tot.lock);
     uint64_t k = ++tot.nthreads;
     t->next = tot.live;
@@ -103,12 +107,23 @@ void vm_sample_thread_begin(void) {
 
 static void fold(VmSampleTl *t) {
     uint64_t run = (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
-    if (t->window) t->in += run;
-    else t->out += run;
+    if (t->window) {
+        t->in += run;
+        t->in_w += run << t->wshift;
+        t->at_level[t->wshift < 8 ? t->wshift : 7] += run;
+    } else {
+        t->out += run;
+    }
     tot.in += t->in;
+    tot.in_w += t->in_w;
     tot.out += t->out;
     tot.windows += t->windows;
-    t->in = t->out = 0;
+    tot.skipped += t->skipped;
+    tot.cut += t->cut;
+    for (int k = 0; k < 8; k++) tot.at_level[k] += t->at_level[k];
+    if (t->shift > tot.lowest) tot.lowest = t->shift;
+    t->in = t->out = t->in_w = t->windows = t->skipped = t->cut = 0;
+    memset(t->at_level, 0, sizeof t->at_level);
     t->phase = t->left > 0 ? t->left : 0;
 }
 
@@ -126,20 +141,108 @@ void vm_sample_thread_end(void) {
     pthread_mutex_unlock(&tot.lock);
 }
 
+/* -Xsample.adaptive. A window is run in pieces of ADAPT_PIECE ticks; before each, the ring
+ * must have room for twice the most events a piece has produced (at least a chunk's worth,
+ * ADAPT_MIN_ROOM): else the window is not opened (or ends early), and the stream's rate is
+ * halved (shift + 1, at most ADAPT_MAX_SHIFT); a window that finds room for ADAPT_CALM times
+ * that doubles it again. So the producer never waits on its ring, whatever the analyzer's pace: the
+ * ring fills only inside a piece, which the room test sized. Each window's events carry the
+ * weight 2^shift of its rate (EV_RATE before the window when it changed), and its ticks count
+ * 2^shift times in the fraction (in_w): a tick is sampled with probability rate / 2^shift and
+ * stands for 2^shift ticks, so the estimate is unbiased across the changes (Horvitz-Thompson).
+ * Rejected: lowering the rate without weights (the estimate then leans toward what ran while
+ * the analyzer kept up), dropping events at a full ring (half-seen paths and contexts). */
+#define ADAPT_PIECE 64
+#define ADAPT_MIN_ROOM 4096
+#define ADAPT_MAX_SHIFT 12
+#define ADAPT_CALM 2
+
+static uint64_t produced(void) {
+    VmProfStream *s = vm_prof_tl;
+    return s != NULL && s->kind == VM_PS_EXHAUSTIVE && s->ring != NULL ? cab_producer_count(&s->prod) : 0;
+}
+
+/* Room in the stream's ring for [times] x what a piece needs. */
+static bool ring_has_room(const VmSampleTl *t, unsigned times) {
+    VmProfStream *s = vm_prof_tl;
+    if (s == NULL || s->kind != VM_PS_EXHAUSTIVE || s->ring == NULL) return true;
+    uint64_t need = 2 * t->wevents;
+    return cab_has_room(&s->prod, times * (need > ADAPT_MIN_ROOM ? need : ADAPT_MIN_ROOM));
+}
+
+static void set_shift(VmSampleTl *t, unsigned shift) {
+    t->shift = (uint8_t)shift;
+    t->rate = vm_sample_opts.rate / (double)(1u << shift);
+}
+
+/* Halve the rate, unless it was halved since the last window opened: a ring the analyzer has
+ * not drained yet is no news, and halving at each of the short gaps drawn meanwhile would
+ * take the rate far below what the analyzer can follow. */
+static void slow_down(VmSampleTl *t) {
+    if (t->held || t->shift >= ADAPT_MAX_SHIFT) return;
+    set_shift(t, t->shift + 1u);
+    t->held = 1;
+}
+
+/* The open window's next piece (adaptive), or its end: false when the window must close. */
+static bool next_piece(VmSampleTl *t) {
+    uint64_t now = produced();
+    if (now - t->wstart > t->wevents) t->wevents = now - t->wstart;
+    if (t->wleft <= 0) return false;
+    if (!ring_has_room(t, 1)) { /* the analyzer fell behind inside the window */
+        t->cut++;
+        slow_down(t);
+        return false;
+    }
+    t->left = t->phase = t->wleft < ADAPT_PIECE ? t->wleft : ADAPT_PIECE;
+    t->wleft -= t->left;
+    t->wstart = now;
+    return true;
+}
+
+static void open_window(VmSampleTl *t) {
+    bool adaptive = vm_sample_opts.adaptive;
+    if (adaptive) {
+        if (!ring_has_room(t, 1)) { /* stay between windows, at half the rate */
+            t->skipped++;
+            slow_down(t);
+            t->left = t->phase = draw_gap(t);
+            return;
+        }
+        t->held = 0;
+        if (t->shift > 0 && ring_has_room(t, ADAPT_CALM)) set_shift(t, t->shift - 1u); /* keeping up */
+        if (t->shift != t->emitted) {
+            vm_prof_emit(ev_make(EV_RATE, t->shift));
+            t->emitted = t->shift;
+        }
+    }
+    t->window = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
+    if (t->window == 0 || t->window == ONE_WINDOW) /* wrapped: 0 means "between windows" */
+        t->window = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
+    t->wshift = t->shift;
+    t->windows++;
+    t->left = t->phase = (int64_t)vm_sample_opts.window;
+    if (adaptive) {
+        t->wleft = t->left;
+        t->left = 0; /* next_piece sizes the first piece */
+        t->wstart = produced();
+        next_piece(t);
+    }
+}
+
 void vm_sample_flip(void) {
     VmSampleTl *t = &vm_sample_tl;
     uint64_t run = (uint64_t)(t->phase - t->left);
     if (t->window) {
         t->in += run;
+        t->in_w += run << t->wshift;
+        t->at_level[t->wshift < 8 ? t->wshift : 7] += run;
+        if (vm_sample_opts.adaptive && next_piece(t)) return; /* the same window goes on */
         t->window = 0;
         t->left = t->phase = draw_gap(t);
     } else {
         t->out += run;
-        t->window = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
-        if (t->window == 0 || t->window == ONE_WINDOW) /* wrapped: 0 means "between windows" */
-            t->window = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
-        t->left = t->phase = (int64_t)vm_sample_opts.window;
-        t->windows++;
+        open_window(t);
     }
 }
 
@@ -205,33 +308,50 @@ void vm_sample_join(State *S, int at, bool force) {
     while (n > 0) vm_prof_emit(frames[--n]);
 }
 
-/* Ticks inside and outside windows and windows started, over ended threads and live ones
- * (whose current phase counts as far as it ran). */
-static void sum_ticks(uint64_t *in, uint64_t *out, uint64_t *windows) {
+/* The run's counts so far: ended threads' and live ones' (whose current phase counts as far
+ * as it ran). Returned in a VmSampleTl used as a plain record. */
+static VmSampleTl sum_ticks(void) {
+    VmSampleTl r;
+    memset(&r, 0, sizeof r);
     pthread_mutex_lock(&tot.lock);
-    *in = tot.in, *out = tot.out, *windows = tot.windows;
+    r.in = tot.in, r.out = tot.out, r.in_w = tot.in_w, r.windows = tot.windows;
+    r.skipped = tot.skipped, r.cut = tot.cut, r.shift = (uint8_t)tot.lowest;
+    memcpy(r.at_level, tot.at_level, sizeof r.at_level);
     for (VmSampleTl *t = tot.live; t; t = t->next) {
         uint64_t run = (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
-        *in += t->in + (t->window ? run : 0);
-        *out += t->out + (t->window ? 0 : run);
-        *windows += t->windows;
+        r.in += t->in + (t->window ? run : 0);
+        r.in_w += t->in_w + (t->window ? run << t->wshift : 0);
+        if (t->window) r.at_level[t->wshift < 8 ? t->wshift : 7] += run;
+        r.out += t->out + (t->window ? 0 : run);
+        r.windows += t->windows;
+        r.skipped += t->skipped;
+        r.cut += t->cut;
+        for (int k = 0; k < 8; k++) r.at_level[k] += t->at_level[k];
+        if (t->shift > r.shift) r.shift = t->shift;
     }
     pthread_mutex_unlock(&tot.lock);
+    return r;
 }
 
 double vm_sample_fraction(void) {
     if (!vm_sample_code) return 1.0;
-    uint64_t in, out, windows;
-    sum_ticks(&in, &out, &windows);
-    if (in == 0) return 0.0;
-    return (double)in / (double)(in + out);
+    VmSampleTl r = sum_ticks();
+    if (r.in + r.out == 0) return 0.0;
+    return (double)r.in_w / (double)(r.in + r.out);
 }
 
 void vm_sample_print_stats(FILE *f) {
     if (!vm_sample_code) return;
-    uint64_t in, out, windows;
-    sum_ticks(&in, &out, &windows);
+    VmSampleTl r = sum_ticks();
+    uint64_t all = r.in + r.out;
     fprintf(f, "[stats] sample code: rate %g window %llu ticks: %llu windows, ticks in windows %llu of %llu (fraction %.6f)\n",
-            vm_sample_opts.rate, (unsigned long long)vm_sample_opts.window, (unsigned long long)windows,
-            (unsigned long long)in, (unsigned long long)(in + out), in + out ? (double)in / (double)(in + out) : 0.0);
+            vm_sample_opts.rate, (unsigned long long)vm_sample_opts.window, (unsigned long long)r.windows,
+            (unsigned long long)r.in, (unsigned long long)all, all ? (double)r.in_w / (double)all : 0.0);
+    if (!vm_sample_opts.adaptive) return;
+    fprintf(f, "[stats] sample adaptive: windows not opened %llu, ended early %llu (ring filling); ticks in windows per rate:",
+            (unsigned long long)r.skipped, (unsigned long long)r.cut);
+    for (int k = 0; k < 8; k++)
+        if (r.at_level[k]) fprintf(f, " %g%s: %llu", vm_sample_opts.rate / (double)(1u << k), k == 7 ? " or less" : "",
+                                   (unsigned long long)r.at_level[k]);
+    fprintf(f, "; lowest rate at a thread's end or now %g\n", vm_sample_opts.rate / (double)(1u << r.shift));
 }

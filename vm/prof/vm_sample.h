@@ -46,7 +46,7 @@
 /* -Xsample.* (cli), set once before the program starts. */
 typedef struct VmSampleOptions {
     bool on;            /* -Xsample.mode=code */
-    double rate;        /* fraction of ticks inside windows, (0, 1] */
+    double rate;        /* fraction of ticks inside windows, (0, 1]: the configured rate */
     uint64_t window;    /* ticks per window, >= 1 */
     uint64_t seed;      /* random phase; 0: from the clock */
     bool adaptive;      /* -Xsample.adaptive: lower a stream's rate while its ring fills */
@@ -81,10 +81,20 @@ typedef struct VmSampleTl {
     uint32_t window;      /* the window this thread runs (a global number), 0: between */
     int64_t phase;        /* ticks the current phase was given */
     uint64_t in, out;     /* ticks of finished phases inside / outside windows */
+    uint64_t in_w;        /* ticks inside windows, each weighted by 2^shift of its window: the
+                             numerator of the fraction the estimates scale by */
     uint64_t windows;     /* windows started */
     uint64_t rng;         /* xorshift64* state */
-    double rate;          /* the stream's current rate (adaptive: lowered while its ring fills) */
-    double scaled;        /* sum over finished windows of ticks / rate (adaptive estimate) */
+    double rate;          /* the stream's current rate: the configured one >> shift */
+    /* -Xsample.adaptive: the rate is the configured one / 2^shift; each window's events are
+     * weighted by 2^wshift (EV_RATE), so the estimate stays unbiased across rate changes */
+    uint8_t shift, wshift, emitted; /* current, the open window's, the last EV_RATE's */
+    uint8_t held;         /* halved since the last window opened (vm_sample.c, slow_down) */
+    int64_t wleft;        /* ticks of the open window after the current piece */
+    uint64_t wstart;      /* events produced when the current piece began */
+    uint64_t wevents;     /* most events one piece produced so far (the room asked for) */
+    uint64_t skipped, cut; /* windows not opened, windows ended early: the ring was filling */
+    uint64_t at_level[8]; /* ticks inside windows per shift (the last: that shift or deeper) */
     struct VmSampleTl *next; /* every live thread's state, for the report (vm_sample.c) */
 } VmSampleTl;
 
