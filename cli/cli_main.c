@@ -266,6 +266,10 @@ bad:
     return 1;
 }
 
+/* -Xprofile.always's sampling rate: the windows' share of the run (interpreted, instrumented)
+ * stays a small part of the 1% budget, the countdown the rest. */
+#define ALWAYS_RATE 0.002
+
 int main(int argc, char **argv) {
     Options opt = {0};
     opt.jit_on = TANDEM_JIT; /* -Xjit=on is the default where the JIT is built (jit/README.md) */
@@ -310,6 +314,20 @@ int main(int argc, char **argv) {
             fprintf(stderr, "tandem: -Xanalysis.shards=%lld: %s\n", (long long)opt.shards, why);
             return EXIT_USAGE;
         }
+    }
+    /* -Xprofile.always: the always-on preset (issue 17): the call graph and the call tree by
+     * sampled instrumentation at a rate whose cost stays around 1% (bench/eval/README.md has
+     * the figures), adaptive so a slow analyzer never holds the program up. Options given
+     * explicitly win. */
+    if (opt.profile_always) {
+        if (opt.nanalyses == 0) {
+            opt.analyses[opt.nanalyses++] = &prof_callgraph;
+            opt.analyses[opt.nanalyses++] = &prof_calltree;
+            opt.profile = opt.analyses[0];
+        }
+        if (opt.sample_mode == 0) opt.sample_mode = 2;
+        if (opt.sample_rate == 0) opt.sample_rate = ALWAYS_RATE;
+        if (opt.sample_mode == 2) opt.sample_adaptive = 1;
     }
     /* -Xsample.mode: events is the CAB's sampling mode; code is sampled instrumentation, over
      * exhaustive rings (vm/prof/vm_sample.h). */

@@ -105,6 +105,7 @@ typedef struct Comp {
                           conditional branches that go backwards) */
     int *samplestub;   /* -Xsample.mode=code, per back-edge target: the out-of-line exit to the
                           interpreter when a tick ends the gap, or -1 */
+    int sampleentry, samplestep; /* the same at callentry and after a step (0: none) */
     size_t templates_end;
 } Comp;
 

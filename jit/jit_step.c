@@ -76,29 +76,26 @@ void jit_sample_tick(Comp *c, int target) {
     tick(c, c->samplestub[target]);
 }
 
+/* The stubs go out of line (jit_emit_sample_stubs): the fall-through is the tick alone. */
 void jit_sample_entry_tick(Comp *c) {
     if (!jit_sample) return;
-    int stub = jit_new_label(&c->a), go = jit_new_label(&c->a);
-    tick(c, stub);
-    JMP(&c->a, JMP, go);
-    jit_bind(&c->a, stub);
-    sample_exit(c, VM_SAMPLE_AT_ENTRY, 0);
-    jit_bind(&c->a, go);
+    c->sampleentry = jit_new_label(&c->a);
+    tick(c, c->sampleentry);
 }
 
 void jit_sample_after_step(Comp *c) {
     if (!jit_sample) return;
-    int go = jit_new_label(&c->a), out = jit_new_label(&c->a);
+    c->samplestep = jit_new_label(&c->a);
     sample_fs(c, ZYDIS_MNEMONIC_CMP, 2, offsetof(VmSampleTl, left), 8, 0);
-    JMP(&c->a, JLE, out);
-    JMP(&c->a, JMP, go);
-    jit_bind(&c->a, out);
-    sample_exit(c, VM_SAMPLE_AT_MID, -1); /* vm_jit_step set [at] */
-    jit_bind(&c->a, go);
+    JMP(&c->a, JLE, c->samplestep);
 }
 
 void jit_emit_sample_stubs(Comp *c) {
     if (!jit_sample) return;
+    jit_bind(&c->a, c->sampleentry);
+    sample_exit(c, VM_SAMPLE_AT_ENTRY, 0);
+    jit_bind(&c->a, c->samplestep);
+    sample_exit(c, VM_SAMPLE_AT_MID, -1); /* vm_jit_step set [at]; rax is the pc */
     for (int pc = 0; pc < c->n; pc++) {
         if (c->samplestub[pc] < 0) continue;
         jit_bind(&c->a, c->samplestub[pc]);

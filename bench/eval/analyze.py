@@ -353,6 +353,12 @@ def targets(data):
                         verdict(abs(m["err"]) <= 0.15)))
     if data.get("full"):
         out += full_ring_targets(data["full"], verdict)
+    if data.get("always"):
+        cells, progs = Cells(data["always"]), programs(data["always"])
+        o = ovh(cells.gm(progs, "always"))
+        out.append(("always-on preset: overhead <= 1% over no profiling (geomean)",
+                    "%s over %d programs; fastest runs: %s" % (pct(o), len(progs), pct(ovh(cells.gm_min(progs, "always")))),
+                    verdict(None if o is None else o <= 0.01)))
     return out
 
 

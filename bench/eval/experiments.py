@@ -47,6 +47,9 @@ PROGRAMS = {
         "fig9": ["mt_pipeline", "mt_work_queue", "mt_shared_hash"],
         "fig10": ["richards", "json"],
         "fig11": ["interp", "json", "richards", "havlak"],
+        # -Xprofile.always against no profiling: the single-threaded suite
+        "always": ["interp", "json", "raytrace", "havlak", "richards", "database", "compress", "sudoku",
+                   "textindex", "physics", "spreadsheet", "regex", "astar"],
         # more program threads than the machine's two cores; the same work at 4 and 8 threads
         "full": ["mt_parallel_map@4", "mt_parallel_map@8", "mt_shared_hash@4", "mt_shared_hash@8",
                  "mt_work_queue@4", "mt_work_queue@8"],
@@ -57,6 +60,7 @@ PROGRAMS = {
         "fig9": ["mt_pipeline"],
         "fig10": ["richards"],
         "fig11": ["richards", "json"],
+        "always": ["richards", "json", "havlak", "raytrace"],
         "full": ["mt_parallel_map@8", "mt_shared_hash@4"],
     },
 }
@@ -190,6 +194,8 @@ EXPERIMENTS = [
     ("fig9", "Fig. 9: overhead breakdown, green threads", breakdown_configs("green")),
     ("fig10", "Fig. 10: pathprof against the CAB ring size", size_configs()),
     ("fig11", "Fig. 11: sampling overhead and error against the rate", sampling_configs()),
+    ("always", "The always-on preset (-Xprofile.always) against no profiling",
+     [BASE, Config("always", ["-Xprofile.always", "-Xsample.seed=%d" % CODE_SEED] + OUT_NULL, form="always")]),
     ("full", "The deferred-methods paper's comparison: synchronous (self) / thread pool (block) / adaptive, "
              "more program threads than cores", full_ring_configs()),
 ]

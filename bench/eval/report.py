@@ -8,7 +8,7 @@ import analyze as an
 import experiments as ex
 import plot
 
-EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "full"]
+EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "always", "full"]
 
 
 def cell(span):
@@ -400,6 +400,12 @@ The machine is shared with other work: absolute times move, ratios within a roun
         md.append("\n## Fig. 10: pathprof against the ring size\n\n" + fig10_section(data["fig10"]))
     if data.get("fig11"):
         md.append("\n## Fig. 11: sampling overhead and error against the rate\n\n" + fig11_section(data["fig11"]))
+    if data.get("always"):
+        cells, progs = an.Cells(data["always"]), an.programs(data["always"])
+        md.append("\n## The always-on preset (-Xprofile.always)\n\ncallgraph and calltree by sampled code at 0.2%, "
+                  "adaptive; overhead over no profiling, median [min, max] of the interleaved runs:\n\n" +
+                  table(["program", "overhead"], [[pr, cell(cells.span(pr, "always"))] for pr in progs]) +
+                  "\ngeomean: %s\n" % p(an.ovh(cells.gm(progs, "always"))))
     if agg:
         md.append("\n## Cost model (section 4)\n\n" + cost_section(per, agg))
     if data.get("full"):

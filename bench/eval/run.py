@@ -170,7 +170,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 rounds of fewer, smaller programs (<5 min)")
     ap.add_argument("--out", help="output folder (default bench/results/YYYY-MM-DD-HHMM)")
     ap.add_argument("--runs", type=int, help="rounds per experiment (default 7, quick 3)")
-    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11,full")
+    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11,always,full")
     ap.add_argument("--tandem", default=th.default_tandem())
     ap.add_argument("--cab-bench", default=os.path.join(th.REPO, "build", "cab", "cab_bench"))
     ap.add_argument("--report-only", metavar="DIR", help="rewrite report.md and plots from DIR's CSVs")

@@ -14,9 +14,10 @@
  *     frame in the other copy: a window runs the instrumented sampling copy
  *     (vm_execute_sample_instr, the interpreter: compiled code is never instrumented in this
  *     mode), a gap the plain one (which hands frames to compiled code).
- * A window lasts -Xsample.window ticks; a gap is drawn uniformly from 0 .. 2G ticks, G the
- * mean gap that gives the rate (window * (1 - rate) / rate), so windows start at random
- * phase and cannot alias with a period of the program. At rate 1 there is one window, the
+ * A window lasts -Xsample.window ticks, one in each slot of window / rate ticks, at an offset
+ * drawn uniformly in every slot (stratified: vm_sample.c, next_gap), so windows start at
+ * random phase and cannot alias with a period of the program, and every stretch of the run
+ * gets its share of them. At rate 1 there is one window, the
  * whole run, and the profile is the exhaustive one exactly (tests/profile/run_sample_tests.py).
  *
  * What a window knows of the past (vm_sample_join, when a window starts or a thread's state
@@ -52,7 +53,9 @@ typedef struct VmSampleOptions {
     bool adaptive;      /* -Xsample.adaptive: lower a stream's rate while its ring fills */
 } VmSampleOptions;
 
-#define VM_SAMPLE_DEFAULT_WINDOW 1024 /* ticks: ~1 window switch per 20,000 ticks at 5% */
+#define VM_SAMPLE_DEFAULT_WINDOW 256 /* ticks. Shorter windows spread the samples (bench/suite/json.lua
+                                        * at 5%: callgraph weighted error 8-12% with 1024, 4-5% with 256) but lose
+                                        * more paths at their edges (pathprof: 6% with 256, 7-11% with 64 or less) */
 
 /* Where the running copy asked for a switch (VmSampleTl.at; the trampoline continues the
  * frame accordingly). */
@@ -85,12 +88,14 @@ typedef struct VmSampleTl {
                              numerator of the fraction the estimates scale by */
     uint64_t windows;     /* windows started */
     uint64_t rng;         /* xorshift64* state */
+    int64_t off;          /* the current slot's window offset (vm_sample.c, next_gap) */
     double rate;          /* the stream's current rate: the configured one >> shift */
     /* -Xsample.adaptive: the rate is the configured one / 2^shift; each window's events are
      * weighted by 2^wshift (EV_RATE), so the estimate stays unbiased across rate changes */
     uint8_t shift, wshift, emitted; /* current, the open window's, the last EV_RATE's */
-    uint8_t held;         /* halved since the last window opened (vm_sample.c, slow_down) */
+
     int64_t wleft;        /* ticks of the open window after the current piece */
+    uint64_t hold;        /* no halving before this many ticks (vm_sample.c, slow_down) */
     uint64_t wstart;      /* events produced when the current piece began */
     uint64_t wevents;     /* most events one piece produced so far (the room asked for) */
     uint64_t skipped, cut; /* windows not opened, windows ended early: the ring was filling */
