@@ -124,15 +124,22 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #if VM_EXEC_SAMPLE /* a path that began before the window is not emitted (vm_sample.h) */
 #define PATH_ACT_FN vm_sample_path_act
 #define FRAME_EXIT_FN vm_sample_frame_exit_events
+#define SAMPLE_OWN() vm_sample_own(ci, cl->p)
 #else
 #define PATH_ACT_FN vm_prof_path_act
 #define FRAME_EXIT_FN vm_prof_frame_exit_events
+#define SAMPLE_OWN() ((void)0)
 #endif
 #define PATHACT(o) \
     do { \
+        SAMPLE_OWN(); \
         if (ci->pathbias != VM_PATH_OFF) PATH_ACT_FN(ci, cl->p->id, pc - 1, (o)); \
     } while (0)
-#define FRAMEEXIT(ret) FRAME_EXIT_FN(ci, cl->p->id, (ret))
+#define FRAMEEXIT(ret) \
+    do { \
+        SAMPLE_OWN(); \
+        FRAME_EXIT_FN(ci, cl->p->id, (ret)); \
+    } while (0)
 #define PATHEXIT() FRAMEEXIT(false)
 #else
 #define MEMEV(kind, addr) ((void)0)
@@ -340,6 +347,7 @@ sample_started:
     vm_prof_frame_start_events(S, ci);
 #if VM_EXEC_SAMPLE
     ci->callstatus &= (uint16_t)~CIST_SAMPLEPART; /* a new path, wholly in the window */
+    ci->samplewin = vm_sample_tl.window;
 #endif
 #if VM_EXEC_ORACLE
     vm_pathoracle_enter(ci, ci->func->u.lf->p);
@@ -1211,6 +1219,7 @@ sample_switch: /* SAMPLE_TICK_BACK, SAMPLECHECK: the trampoline continues the fr
 #undef FRAMEEXIT
 #undef PATH_ACT_FN
 #undef FRAME_EXIT_FN
+#undef SAMPLE_OWN
 #undef SAMPLE_STALE
 #undef SAMPLE_TICK_BACK
 #undef SAMPLECHECK

@@ -64,6 +64,8 @@ typedef struct CallInfo {
     uint16_t callstatus;
     uint32_t pathreg;          /* Ball-Larus path register of this frame (vm_pathprof.h) */
     uintptr_t pathbias;        /* its function's action table bias; VM_PATH_OFF (0): none */
+    uint32_t samplewin;        /* -Xsample.mode=code: the window in which the instrumented copy
+                                  last set this frame's path state (vm/prof/vm_sample.h) */
 } CallInfo;
 
 #define VM_MULTRET (-1)

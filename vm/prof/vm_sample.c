@@ -265,8 +265,9 @@ void vm_sample_flip(void) {
     }
 }
 
-/* Whether [st]'s frames need the window's attention: it was not stamped with it (or
- * [force]), and it has a Lua frame other than [skip] (the frame starting at its entry). */
+/* Whether [st]'s frames need replaying: it was not stamped with the window (or [force]), and
+ * it has a Lua frame other than [skip] (the frame starting at its entry). Looks at the top
+ * frames only: a state's frames are Lua frames but for the C ones between them. */
 static bool needs_fix(const State *st, uint32_t w, bool force, const CallInfo *skip) {
     if (!force && st->sample_win == w) return false;
     for (const CallInfo *ci = st->ci; ci != NULL && ci != &st->base_ci; ci = ci->prev)
@@ -274,56 +275,53 @@ static bool needs_fix(const State *st, uint32_t w, bool force, const CallInfo *s
     return false;
 }
 
-/* The frame [ci] of [st] ran before the window: its path is partial (CIST_SAMPLEPART), except
- * a frame standing at a loop header reached by a back edge ([back]), whose path restarts
- * there as the back edge's action would have restarted it. Its bias is set again: a frame
- * started between windows has whatever bias its CallInfo record had before. */
-static void mark_path(CallInfo *ci, Proto *p, uint32_t id, bool back) {
-    ci->pathbias = vm_pathprof_bias(p, id);
-    if (ci->pathbias == VM_PATH_OFF) return;
-    if (back) {
-        uint32_t r = vm_pathprof_restart(id, (int)(ci->savedpc - p->code));
-        if (r != VM_PATH_NORESET) {
-            ci->pathreg = r;
-            ci->callstatus &= (uint16_t)~CIST_SAMPLEPART;
-            return;
-        }
-    }
+void vm_sample_adopt(CallInfo *ci, Proto *p) {
+    ci->samplewin = vm_sample_tl.window;
     ci->callstatus |= CIST_SAMPLEPART;
+    if (!(vm_prof_needs & PROF_NEED_PATH)) {
+        ci->pathbias = VM_PATH_OFF;
+        return;
+    }
+    uint32_t id = p->id ? p->id : vm_prof_newid(p);
+    ci->pathbias = vm_pathprof_bias(p, id);
 }
+
+/* The frame [ci] of function [p] stands at a loop header reached by a back edge as the window
+ * starts: its path restarts there as the back edge's action would have restarted it, so it is
+ * whole from here (else it stays partial: vm_sample_adopt). */
+static void restart_path(CallInfo *ci, Proto *p) {
+    vm_sample_adopt(ci, p);
+    if (ci->pathbias == VM_PATH_OFF) return;
+    uint32_t r = vm_pathprof_restart(p->id, (int)(ci->savedpc - p->code));
+    if (r == VM_PATH_NORESET) return;
+    ci->pathreg = r;
+    ci->callstatus &= (uint16_t)~CIST_SAMPLEPART;
+}
+
+/* Replay: at most this many frames, the innermost (a deeper stack's calls in the window are
+ * attached under a context that lacks its outermost frames; a bounded cost per window). */
+#define REPLAY_MAX 256
 
 void vm_sample_join(State *S, int at, bool force) {
     uint32_t w = vm_sample_tl.window;
     const CallInfo *skip = at == VM_SAMPLE_AT_ENTRY ? S->ci : NULL;
+    if (at == VM_SAMPLE_AT_BACK && !(S->ci->callstatus & CIST_C)) restart_path(S->ci, S->ci->func->u.lf->p);
     bool any = false;
     for (State *st = S; st != NULL && !any; st = st->resumer) any = needs_fix(st, w, force, skip);
-    if (!any) {
-        for (State *st = S; st != NULL; st = st->resumer) st->sample_win = w;
-        return;
-    }
-    unsigned needs = vm_prof_needs;
-    bool ctx = (needs & (PROF_NEED_CALL | PROF_NEED_RETURN)) != 0;
-    bool paths = (needs & PROF_NEED_PATH) != 0;
-    uint64_t frames[256];
+    for (State *st = S; st != NULL; st = st->resumer) st->sample_win = w;
+    if (!any || !(vm_prof_needs & (PROF_NEED_CALL | PROF_NEED_RETURN))) return;
+    uint64_t frames[REPLAY_MAX];
     int n = 0;
     /* Innermost first, as on_switch (vm_prof.c) collects them; emitted outermost first. */
-    for (State *st = S; st != NULL; st = st->resumer) {
-        bool fix = force || st->sample_win != w;
-        st->sample_win = w;
-        for (CallInfo *ci = st->ci; ci != NULL && ci != &st->base_ci; ci = ci->prev) {
+    for (State *st = S; st != NULL && n < REPLAY_MAX; st = st->resumer)
+        for (CallInfo *ci = st->ci; ci != NULL && ci != &st->base_ci && n < REPLAY_MAX; ci = ci->prev) {
             if (ci == skip || (ci->callstatus & CIST_C)) continue;
             Proto *p = ci->func->u.lf->p;
             uint32_t id = p->id ? p->id : vm_prof_newid(p);
-            if (fix && paths) mark_path(ci, p, id, at == VM_SAMPLE_AT_BACK && ci == S->ci);
-            if (ctx && n < 256) {
-                uint32_t depth = ci->depth > (int32_t)EV_DEPTH_MAX ? EV_DEPTH_MAX : (uint32_t)ci->depth;
-                uint64_t fromc = (ci->prev->callstatus & CIST_C) ? EV_CALL_FROM_C : 0;
-                frames[n++] = ev_make(EV_FRAME, (uint64_t)id | fromc | (uint64_t)depth << 32);
-            }
+            uint32_t depth = ci->depth > (int32_t)EV_DEPTH_MAX ? EV_DEPTH_MAX : (uint32_t)ci->depth;
+            uint64_t fromc = (ci->prev->callstatus & CIST_C) ? EV_CALL_FROM_C : 0;
+            frames[n++] = ev_make(EV_FRAME, (uint64_t)id | fromc | (uint64_t)depth << 32);
         }
-    }
-    /* The replay is 'at most 256 frames': deeper stacks keep their outermost 256 (the
-     * analyzers attach the window's calls at the right depth under a shorter context). */
     while (n > 0) vm_prof_emit(frames[--n]);
 }
 

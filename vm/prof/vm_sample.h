@@ -112,6 +112,17 @@ extern VmSampleOptions vm_sample_opts;
  * vm_prof_path_act and vm_prof_frame_exit_events, but a frame marked CIST_SAMPLEPART emits
  * no path: its register holds a path that began before the window; the mark goes at the
  * next restart, where a whole path begins). */
+/* A frame the instrumented copy meets in a window for the first time (ci->samplewin is not
+ * the window): it ran before the window, between windows or in an earlier one, so its bias
+ * is whatever its CallInfo record held and its path is partial: its function's bias, and
+ * CIST_SAMPLEPART. Done lazily, at the frame's first path action or exit in the window, so a
+ * window's start costs nothing per frame on the stack (a deep recursion would otherwise
+ * pay its depth at every window). */
+void vm_sample_adopt(CallInfo *ci, Proto *p) __attribute__((noinline, cold));
+static inline void vm_sample_own(CallInfo *ci, Proto *p) {
+    if (__builtin_expect(ci->samplewin != vm_sample_tl.window, 0)) vm_sample_adopt(ci, p);
+}
+
 static inline void vm_sample_path_act(CallInfo *ci, uint32_t fid, const Instr *ipc, unsigned o) {
     if (__builtin_expect(!(ci->callstatus & CIST_SAMPLEPART), 1)) {
         vm_prof_path_act(ci, fid, ipc, o);
