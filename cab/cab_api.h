@@ -273,6 +273,13 @@ static inline void cab_reserve(CabProducer *p, size_t n) {
  * that wait where they must not (cold paths only). */
 bool cab_push_would_wait(const CabProducer *p);
 
+/* Exhaustive CAB rings: whether the next [n] pushes would find their slots CLEAR, without
+ * waiting (cab_reserve's test, the wrap followed; n is clamped to the ring less two chunks,
+ * the consumer's distance). Sound for the reason cab_reserve is: the consumer clears in
+ * ring order. True for rings of other kinds (they have no such test). Sampled instrumentation's
+ * adaptive rate asks it before a window (vm/prof/vm_sample.c). */
+bool cab_has_room(const CabProducer *p, size_t n);
+
 /* Events pushed through [p] so far (computed from the cursor; no per-event counter). */
 uint64_t cab_producer_count(const CabProducer *p);
 

@@ -488,6 +488,16 @@ bool cab_push_would_wait(const CabProducer *p) {
 }
 void cab_push_wrap(CabProducer *p, uint64_t ev) { push_slow(p, ev); }
 
+bool cab_has_room(const CabProducer *p, size_t n) {
+    if (p->end == NULL || p->cur == &cab_redirect_word || n == 0) return true;
+    const CabRing *r = p->ring;
+    size_t most = r->nslots > 2 * r->chunk_slots ? r->nslots - 2 * r->chunk_slots : 1;
+    if (n > most) n = most;
+    size_t ahead = (size_t)(p->end - p->cur); /* slots before the wrap */
+    const uint64_t *last = n <= ahead ? p->cur + (n - 1) : p->base + (n - 1 - ahead);
+    return load_acq(last) == CAB_CLEAR; /* acquire: pairs with the consumer's clearing stores */
+}
+
 uint64_t cab_producer_count(const CabProducer *p) {
     if (p->closed) return p->final;
     switch (p->ring->cfg.transport) {

@@ -38,6 +38,11 @@ typedef struct Options {
     int cab_full;                /* -Xcab.full: CabFull */
     double sample_rate;          /* 0: default */
     size_t sample_burst;         /* 0: default */
+    int sample_mode;             /* -Xsample.mode: 0 off, 1 events (= -Xcab.mode=sampling), 2 code */
+    int64_t sample_window;       /* -Xsample.window: ticks; 0: default */
+    int64_t sample_seed;         /* -Xsample.seed: 0: from the clock */
+    int sample_adaptive;         /* -Xsample.adaptive: 0 off, 1 on */
+    bool profile_always;         /* -Xprofile.always: the always-on preset (cli_main.c) */
     int64_t test_delay_us;
     int64_t test_stall_ms, test_die_after, test_alloc_fail; /* -Xtest.*: fault injection */
     int64_t sched_fuzz;          /* -Xtest.sched_fuzz: seed; 0: off */

@@ -14,6 +14,7 @@
 #include "vm_compile.h"
 #include "vm_lib.h"
 #include "vm_prof.h"
+#include "vm_sample.h"
 #include "vm_thread.h"
 
 /* lua5.4's usage message (with this program's name), then Tandem's own options. */
@@ -265,6 +266,10 @@ bad:
     return 1;
 }
 
+/* -Xprofile.always's sampling rate: the windows' share of the run (interpreted, instrumented)
+ * stays a small part of the 1% budget, the countdown the rest. */
+#define ALWAYS_RATE 0.002
+
 int main(int argc, char **argv) {
     Options opt = {0};
     opt.jit_on = TANDEM_JIT; /* -Xjit=on is the default where the JIT is built (jit/README.md) */
@@ -292,6 +297,7 @@ int main(int argc, char **argv) {
         if ((opt.shards & (opt.shards - 1)) != 0) why = "the number of shards must be a power of two (2, 4 or 8)";
         else if (opt.sequential) why = "sharded analysis needs -Xanalysis=concurrent";
         else if (opt.sampling) why = "sharded analysis needs -Xcab.mode=exhaustive";
+        else if (opt.sample_mode == 2) why = "sharded analysis cannot be combined with -Xsample.mode=code";
         else if (opt.analyzers && opt.analyzers < opt.shards) why = "it needs at least as many analyzer threads (-Xanalyzers) as shards";
         else if (opt.test_die_after) why = "-Xtest.analyzer_die cannot be combined with sharded analysis";
         for (int k = 0; why == NULL && k < opt.nanalyses; k++)
@@ -308,6 +314,36 @@ int main(int argc, char **argv) {
             fprintf(stderr, "tandem: -Xanalysis.shards=%lld: %s\n", (long long)opt.shards, why);
             return EXIT_USAGE;
         }
+    }
+    /* -Xprofile.always: the always-on preset (issue 17): the call graph and the call tree by
+     * sampled instrumentation at a rate whose cost stays around 1% (bench/eval/README.md has
+     * the figures), adaptive so a slow analyzer never holds the program up. Options given
+     * explicitly win. */
+    if (opt.profile_always) {
+        if (opt.nanalyses == 0) {
+            opt.analyses[opt.nanalyses++] = &prof_callgraph;
+            opt.analyses[opt.nanalyses++] = &prof_calltree;
+            opt.profile = opt.analyses[0];
+        }
+        if (opt.sample_mode == 0) opt.sample_mode = 2;
+        if (opt.sample_rate == 0) opt.sample_rate = ALWAYS_RATE;
+        if (opt.sample_mode == 2) opt.sample_adaptive = 1;
+    }
+    /* -Xsample.mode: events is the CAB's sampling mode; code is sampled instrumentation, over
+     * exhaustive rings (vm/prof/vm_sample.h). */
+    if (opt.sample_mode == 1) opt.sampling = 1;
+    if (opt.sample_adaptive && opt.sample_mode != 2) {
+        fprintf(stderr, "tandem: -Xsample.adaptive=on needs -Xsample.mode=code\n");
+        return EXIT_USAGE;
+    }
+    if (opt.sample_mode == 2 && opt.sampling) {
+        fprintf(stderr, "tandem: -Xsample.mode=code cannot be combined with -Xcab.mode=sampling (choose one way to sample)\n");
+        return EXIT_USAGE;
+    }
+    if (opt.profile && opt.sample_mode == 2) {
+        VmSampleOptions sopt = {true, opt.sample_rate ? opt.sample_rate : 0.05, (uint64_t)opt.sample_window,
+                                (uint64_t)opt.sample_seed, opt.sample_adaptive == 1};
+        vm_sample_configure(&sopt);
     }
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the
      * application (and every thread it starts: affinity is inherited) on the others. */

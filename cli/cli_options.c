@@ -192,6 +192,12 @@ static bool x_cachesim(const XOption *o, const char *val, Options *opt) {
     return rc == 0 ? true : bad_value(o, val, err);
 }
 
+static bool x_profile_always(const XOption *o, const char *val, Options *opt) {
+    if (!no_value(o, val)) return false;
+    opt->profile_always = true;
+    return true;
+}
+
 static bool x_stats(const XOption *o, const char *val, Options *opt) {
     if (!no_value(o, val)) return false;
     opt->stats = true;
@@ -207,6 +213,8 @@ static const char *const format_names[] = {"text", "json", "folded", "callgrind"
 static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
+static const char *const sample_mode_names[] = {"off", "events", "code", NULL};
+static const char *const off_on_names[] = {"off", "on", NULL};
 static const char *const full_names[] = {"block", "self", "adaptive", NULL}; /* CabFull */
 static const char *const threads_names[] = {"native", "green", NULL};
 static const char *const affinity_names[] = {"auto", "none", NULL};
@@ -232,12 +240,17 @@ static const XOption xoptions[] = {
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
     {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", FILE_NAME(profile_out)},
     {"profile.format", "text, json, folded, callgrind, annotate", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind, annotate (pathprof) for the hottest functions' source with the times each line was entered", CHOICE(format, format_names)},
+    {"profile.always", "(no value)", "off", "the always-on preset, meant to be left on in production: -Xprofile=callgraph,calltree (unless -Xprofile names others) with -Xsample.mode=code, -Xsample.rate=0.2% (unless given) and -Xsample.adaptive=on; about 1% over the uninstrumented run (bench/eval/README.md)", OWN(x_profile_always)},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
     {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks", CHOICE(sampling, mode_names)},
     {"cab.full", "block, self, adaptive", "block", "exhaustive: what a program thread does when its ring is full. block: waits for the analyzer; self: analyses its own oldest chunks on its own thread; adaptive: analyses them itself only when the analyzer is not at its ring and no CPU is idle (runnable threads from /proc/loadavg), waits otherwise. -Xstats shows the chunks each analysed", CHOICE(cab_full, full_names)},
-    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (in bursts chosen at random)", OWN(x_sample_rate)},
-    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "sampling: the bursts the events are chosen in", OWN(x_sample_burst)},
+    {"sample.mode", "off, events, code", "off", "events: the CAB paper's sampling, the same as -Xcab.mode=sampling (every event is produced, the analyzer analyses random bursts); code: sampled instrumentation, the program runs uninstrumented code between samples (a countdown at function entries and loop back edges) and instrumented code in windows of -Xsample.window ticks started at random, a fraction -Xsample.rate of the ticks; reports are estimates scaled by the fraction measured, and at rate 1 equal the exhaustive profile (vm/prof/vm_sample.h)", CHOICE(sample_mode, sample_mode_names)},
+    {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (events: in bursts chosen at random; code: of the ticks, run inside windows)", OWN(x_sample_rate)},
+    {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "-Xsample.mode=events: the bursts the events are chosen in", OWN(x_sample_burst)},
+    {"sample.window", "ticks (function entries and loop back edges), 1-1000000000", "256", "-Xsample.mode=code: the length of a sampling window; longer windows cost less switching and lose fewer paths at their edges, shorter ones spread the samples", COUNT(sample_window, 1, 1000000000)},
+    {"sample.adaptive", "off, on", "off", "-Xsample.mode=code: a program thread whose ring is filling (its analyzer falls behind) halves its rate rather than wait, and doubles it again once the ring keeps room; every window's events are weighted by the inverse of its rate, so the estimates stay unbiased. -Xstats shows the windows per rate", CHOICE(sample_adaptive, off_on_names)},
+    {"sample.seed", "N (0-4294967295)", "0 (from the clock)", "-Xsample.mode=code: the seed of the random window phases (each native thread draws its own sequence from it), for repeatable runs", COUNT(sample_seed, 0, 0xffffffff)},
     {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", OWN(x_cachesim)},
     {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache", OWN(x_cachesim)},
     {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy", OWN(x_cachesim)},

@@ -48,7 +48,9 @@ typedef enum EvKind {
                     a call). After EV_THREAD when a green thread resumes on another carrier
                     than the one it last ran on, the VM replays the thread's open Lua frames,
                     outermost first, so that analyzers keeping calling contexts per thread
-                    can rebuild them in this stream. */
+                    can rebuild them in this stream; also at the start of a sampling window
+                    (-Xsample.mode=code, vm/prof/vm_sample.h), for the frames that were
+                    running before it. */
     EV_GAP,      /* never produced: the analyzer passes it to the analyses when the events
                     that follow are not contiguous with those before (before every sampled
                     burst); pairing state such as a pending EV_SITE must be dropped */
@@ -68,6 +70,11 @@ typedef enum EvKind {
                     operation's own lock, so that a release always has a smaller number than
                     the acquire that sees it; only with PROF_NEED_SYNC. Numbers are dense:
                     an analysis can merge the streams' segments in their order */
+    EV_RATE,     /* [shift:6]: sampled code with an adaptive rate (-Xsample.adaptive,
+                    vm/prof/vm_sample.h): the events that follow in this stream were sampled
+                    at 1/2^shift of the configured rate, so each stands for 2^shift of them;
+                    the analyses weight their counts by it (shift 0 again when the rate is
+                    back up); never produced otherwise */
     EV__COUNT
 } EvKind;
 
@@ -83,6 +90,8 @@ static inline uint32_t ev_path_fid(uint64_t ev) { return (uint32_t)ev & 0xffffff
 static inline uint32_t ev_path_number(uint64_t ev) { return (uint32_t)(ev >> 24); }
 static inline uint32_t ev_site_pc(uint64_t ev) { return (uint32_t)ev; }
 static inline uint32_t ev_site_caller(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
+/* EV_RATE: the weight of each following event of the stream. */
+static inline uint64_t ev_rate_weight(uint64_t ev) { return UINT64_C(1) << (ev & 63u); }
 #define EV_DEPTH_MAX 0xffffffu  /* deeper frames saturate */
 
 /* The payload is 56 bits: kind in the top byte. */

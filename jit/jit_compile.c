@@ -10,18 +10,25 @@
 #include "vm_bytecode.h"
 #include "vm_compile.h"
 #include "vm_prof.h"
+#include "vm_sample.h"
 #include "vm_thread.h"
 
 JitOptions jit_opts;
 bool jit_prof;
 int jit_prof_kind;
 int64_t jit_tls_stream;
+bool jit_sample;
+int64_t jit_tls_sample;
 
 void jit_configure(const JitOptions *o) {
     jit_opts = *o;
     vm_jit_compiler = jit_compile; /* the interpreter's hook (jit_api.h) */
     vm_jit_enabled = o->on;
-    jit_prof = o->on && vm_prof_instrumented;
+    /* Sampled code: compiled code is the uninstrumented version; windows are interpreted
+     * (vm/prof/vm_sample.c says why). */
+    jit_sample = o->on && vm_prof_instrumented && vm_sample_code;
+    jit_prof = o->on && vm_prof_instrumented && !jit_sample;
+    if (jit_sample) jit_tls_sample = (int64_t)((char *)&vm_sample_tl - (char *)__builtin_thread_pointer());
     if (jit_prof) {
         jit_prof_kind = vm_prof_kind();
         jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());
@@ -189,12 +196,13 @@ static JitCode *compile_locked(Proto *p) {
     c.stepused = calloc((size_t)c.n, sizeof *c.stepused);
     c.pollslow = malloc((size_t)c.n * sizeof *c.pollslow);
     c.backedge = malloc((size_t)c.n * sizeof *c.backedge);
+    c.samplestub = malloc((size_t)c.n * sizeof *c.samplestub);
     const void **at = calloc((size_t)c.n, sizeof *at);
     bool *tmpl = calloc((size_t)c.n, sizeof *tmpl);
-    if (!c.stepused || !c.pollslow || !c.backedge || !at || !tmpl) goto fail;
+    if (!c.stepused || !c.pollslow || !c.backedge || !c.samplestub || !at || !tmpl) goto fail;
     c.at = at;
     c.tmpl = tmpl;
-    for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = -1;
+    for (int pc = 0; pc < c.n; pc++) c.pollslow[pc] = c.backedge[pc] = c.samplestub[pc] = -1;
     Asm *a = &c.a;
     for (int pc = 0; pc < c.n; pc++) jit_new_label(a);           /* labels 0 .. n-1: templates */
     c.step0 = a->nlabel;
@@ -238,6 +246,7 @@ static JitCode *compile_locked(Proto *p) {
      * then pc 0. A compiled call is made by a Lua frame, so the event is never "from C". */
     jit_bind(a, c.callentry);
     if (jit_prof) jit_emit_frame_start(&c);
+    jit_sample_entry_tick(&c);
 
     for (int pc = 0; pc < c.n; pc++) {
         jit_bind(a, L(&c, pc));
@@ -290,6 +299,7 @@ static JitCode *compile_locked(Proto *p) {
     {
         int go = jit_new_label(a), slow = jit_new_label(a);
         jit_bind(a, c.dispatch);
+        jit_sample_after_step(&c);
         load_imm64(&c, RCX, (uint64_t)(uintptr_t)&vm_poll_word);
         INS2(a, CMP, M(RCX, 0, 4), I(0));
         JMP(a, JNZ, slow);
@@ -316,6 +326,7 @@ static JitCode *compile_locked(Proto *p) {
     INS1(a, JMP, R(RAX));
     jit_emit_edge_stubs(&c);
     jit_emit_slow_stubs(&c);
+    jit_emit_sample_stubs(&c);
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
     jit_bind(a, c.resume);
     INS2(a, MOV, R(RCI), M(RS, offsetof(State, ci), 8));
@@ -359,6 +370,7 @@ fail:
     free(c.stepused);
     free(c.pollslow);
     free(c.backedge);
+    free(c.samplestub);
     free(tmpl);
     if (jc == NULL && jit_opts.dump) {
         char name[160];

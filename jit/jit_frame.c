@@ -4,6 +4,7 @@
 #include "vm_do.h"
 #include "vm_gc.h"
 #include "vm_prof.h"
+#include "vm_sample.h"
 
 /* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
  * or a step through the interpreter), compiling [p] first if nobody
@@ -19,6 +20,12 @@ static uintptr_t code_at(Proto *p, const Instr *pc) {
  * the interpreter's startfunc emits them, and where its code starts (code_at). */
 static uintptr_t enter_frame(State *S, CallInfo *nci) {
     if (jit_prof) vm_prof_frame_start(S, nci);
+    /* -Xsample.mode=code: the entry's tick (as compiled calls count it at callentry); when it
+     * ends the gap, the interpreter's trampoline starts the window at this frame's entry */
+    if (jit_sample && __builtin_expect(--vm_sample_tl.left <= 0, 0)) {
+        vm_sample_tl.at = VM_SAMPLE_AT_ENTRY;
+        return 1;
+    }
     return code_at(nci->func->u.lf->p, nci->savedpc);
 }
 
@@ -42,6 +49,9 @@ uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults) {
              * while this one was suspended in it): compiled code has no hooks, so the
              * interpreter goes on after the call, in its hooked copy (vm_interp.c). */
             if (__builtin_expect(S->hookmask != 0, 0)) return 1;
+            /* -Xsample.mode=code: the C function opened a window (it ran Lua code that
+             * ticked): the instrumented interpreter goes on after the call */
+            if (jit_sample && __builtin_expect(vm_sample_tl.window != 0, 0)) return 1;
             return 0;
         }
     }

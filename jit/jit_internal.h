@@ -43,6 +43,9 @@ extern JitOptions jit_opts;
 extern bool jit_prof;          /* profiling: compiled code emits events */
 extern int jit_prof_kind;      /* VM_PS_*: which inline enqueue, if any */
 extern int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
+extern bool jit_sample;        /* -Xsample.mode=code: compiled code is uninstrumented and
+                                  counts sampling ticks (jit_sample_tick) */
+extern int64_t jit_tls_sample; /* &vm_sample_tl - the thread pointer */
 
 /* ======================================================================
  * The compiler's state
@@ -100,6 +103,9 @@ typedef struct Comp {
     int *pollslow;     /* per back-edge target: out-of-line poll slow path label, or -1 */
     int *backedge;     /* per back-edge target: out-of-line poll-then-jump label, or -1 (for
                           conditional branches that go backwards) */
+    int *samplestub;   /* -Xsample.mode=code, per back-edge target: the out-of-line exit to the
+                          interpreter when a tick ends the gap, or -1 */
+    int sampleentry, samplestep; /* the same at callentry and after a step (0: none) */
     size_t templates_end;
 } Comp;
 
@@ -134,6 +140,18 @@ void jit_reload_base(Comp *c);
 
 /* Back-edge safepoint, then on to pc [target]: the slow path is out of line. */
 void jit_poll_then_jump(Comp *c, int target);
+
+/* -Xsample.mode=code (vm/prof/vm_sample.h): the tick of a back edge to [target] (the
+ * interpreter's: backward JMP, FORLOOP; not the conditional tests, which the interpreter
+ * does not poll), `dec qword fs:[left]; jle stub`; the stub (jit_emit_sample_stubs) gives
+ * the frame to the interpreter at [target] with at = VM_SAMPLE_AT_BACK. Nothing otherwise. */
+void jit_sample_tick(Comp *c, int target);
+/* The same at a frame's entry (callentry), its stub placed at once, out of line. */
+void jit_sample_entry_tick(Comp *c);
+/* After a step (c->dispatch, rax = the pc): a step of a float FORLOOP or TFORLOOP counted its
+ * tick in vm_jit_step; if it ended the gap, give the frame to the interpreter at rax. */
+void jit_sample_after_step(Comp *c);
+void jit_emit_sample_stubs(Comp *c);
 
 /* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after
  * [pc], S->top = ci->top; then rdi = S. Uses rax. */

@@ -3,6 +3,7 @@
 #include "jit_internal.h"
 
 #include "vm_do.h"
+#include "vm_sample.h"
 #include "vm_thread.h"
 
 /* r14 = this thread's profiling stream (vm_prof_tl), while profiling. */
@@ -34,6 +35,72 @@ void jit_poll_then_jump(Comp *c, int target) {
     if (c->pollslow[target] < 0) c->pollslow[target] = jit_new_label(&c->a);
     JMP(&c->a, JNZ, c->pollslow[target]);
     JMP(&c->a, JMP, L(c, target));
+}
+
+/* ---- sampled instrumentation (-Xsample.mode=code, vm/prof/vm_sample.h) ---------------------- */
+
+/* [mn] on the thread's sampling state: [fs:vm_sample_tl + disp], [size] bytes, with the
+ * immediate [imm] as second operand when [nops] is 2. */
+static void sample_fs(Comp *c, ZydisMnemonic mn, int nops, int64_t disp, unsigned size, int64_t imm) {
+    ZydisEncoderRequest r;
+    memset(&r, 0, sizeof r);
+    r.mnemonic = mn;
+    r.prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+    r.operand_count = (ZyanU8)nops;
+    r.operands[0] = M(ZYDIS_REGISTER_NONE, jit_tls_sample + disp, size);
+    if (nops == 2) r.operands[1] = I(imm);
+    jit_encode(&c->a, &r);
+}
+
+/* The tick: one decrement of the countdown in memory and one branch, all that profiling
+ * costs compiled code between windows. */
+static void tick(Comp *c, int stub) {
+    sample_fs(c, ZYDIS_MNEMONIC_DEC, 1, offsetof(VmSampleTl, left), 8, 0);
+    JMP(&c->a, JLE, stub);
+}
+
+/* The exit to the interpreter: [at] (VM_SAMPLE_AT_*) for the trampoline, the frame's
+ * savedpc = p->code + [pc] (or rax when [pc] < 0), then 'resume' (the interpreter continues
+ * S->ci at its savedpc, vm_interp_body.h's JITENTER sees the countdown at 0). */
+static void sample_exit(Comp *c, int at, int pc) {
+    Asm *a = &c->a;
+    if (at != VM_SAMPLE_AT_MID) sample_fs(c, ZYDIS_MNEMONIC_MOV, 2, offsetof(VmSampleTl, at), 1, at);
+    if (pc >= 0) load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc));
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    JMP(a, JMP, c->resume);
+}
+
+void jit_sample_tick(Comp *c, int target) {
+    if (!jit_sample) return;
+    if (c->samplestub[target] < 0) c->samplestub[target] = jit_new_label(&c->a);
+    tick(c, c->samplestub[target]);
+}
+
+/* The stubs go out of line (jit_emit_sample_stubs): the fall-through is the tick alone. */
+void jit_sample_entry_tick(Comp *c) {
+    if (!jit_sample) return;
+    c->sampleentry = jit_new_label(&c->a);
+    tick(c, c->sampleentry);
+}
+
+void jit_sample_after_step(Comp *c) {
+    if (!jit_sample) return;
+    c->samplestep = jit_new_label(&c->a);
+    sample_fs(c, ZYDIS_MNEMONIC_CMP, 2, offsetof(VmSampleTl, left), 8, 0);
+    JMP(&c->a, JLE, c->samplestep);
+}
+
+void jit_emit_sample_stubs(Comp *c) {
+    if (!jit_sample) return;
+    jit_bind(&c->a, c->sampleentry);
+    sample_exit(c, VM_SAMPLE_AT_ENTRY, 0);
+    jit_bind(&c->a, c->samplestep);
+    sample_exit(c, VM_SAMPLE_AT_MID, -1); /* vm_jit_step set [at]; rax is the pc */
+    for (int pc = 0; pc < c->n; pc++) {
+        if (c->samplestub[pc] < 0) continue;
+        jit_bind(&c->a, c->samplestub[pc]);
+        sample_exit(c, VM_SAMPLE_AT_BACK, pc);
+    }
 }
 
 /* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after

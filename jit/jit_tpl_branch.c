@@ -64,8 +64,10 @@ bool tpl_cond_ok(const Comp *c, int pc) {
 void tpl_jmp(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int target = pc + 1 + vm_sbx(i);
     jit_emit_path_action(c, pc, 1);
-    if (vm_sbx(i) < 0)
+    if (vm_sbx(i) < 0) {
+        jit_sample_tick(c, target);
         jit_poll_then_jump(c, target);
+    }
     else
         JMP(a, JMP, L(c, target));
 }

@@ -71,6 +71,7 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, VAL(ra + 3), R(RAX));
     INS2(a, MOV, TAG(ra + 3), I(VT_INT));
     jit_emit_path_action(c, pc, 1);
+    jit_sample_tick(c, pc + 1 + vm_sbx(i));
     jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
 }
 

@@ -66,6 +66,7 @@ typedef struct CallGraph {
     uint32_t pending_site; /* from the last EV_SITE, for the next EV_CALL */
     uint32_t pending_caller; /* its caller's id; 0: none named (take the shadow stack's) */
     uint64_t total;        /* calls */
+    uint64_t weight;       /* what each call counts for: 1, or 2^shift after EV_RATE */
 } CallGraph;
 
 static void *cg_open(void) {
@@ -73,6 +74,7 @@ static void *cg_open(void) {
     if (cg == NULL) return NULL;
     cg->th.cur = PROF_MAP_NONE;
     cg->pending_site = PROF_SITE_UNKNOWN;
+    cg->weight = 1;
     return cg;
 }
 
@@ -152,8 +154,8 @@ static inline void on_call(CallGraph *cg, uint32_t fid, uint32_t depth, uint32_t
     }
     if (t->len == t->cap) push_slow(t);
     t->stack[t->len++] = (Frame){fid, depth};
-    count(cg, edge_index(cg, caller, fid), site, 1);
-    cg->total++;
+    count(cg, edge_index(cg, caller, fid), site, cg->weight);
+    cg->total += cg->weight;
 }
 
 /* A replayed frame (a green thread moved to this carrier's stream): context, not a call. */
@@ -185,6 +187,7 @@ static void cg_consume(void *st, const uint64_t *ev, size_t n) {
             cg->pending_site = PROF_SITE_UNKNOWN;
             cg->pending_caller = 0;
             break;
+        case EV_RATE: cg->weight = ev_rate_weight(e); break;
         case EV_GAP: /* the EV_CALL after a pending site was not sampled */
             cg->pending_site = PROF_SITE_UNKNOWN;
             cg->pending_caller = 0;

@@ -102,12 +102,15 @@ typedef struct CallTree {
     uint64_t serial;  /* frames pushed so far */
     uint64_t total;   /* calls (Lua, not counting [C] nodes) */
     uint64_t invocations; /* patterns recorded */
+    uint64_t weight;  /* what each call counts for: 1, or 2^shift after EV_RATE (patterns are
+                         not weighted: they stay counts of the invocations observed) */
 } CallTree;
 
 static void *ct_open(void) {
     CallTree *ct = calloc(1, sizeof *ct);
     if (ct == NULL) return NULL;
     ct->th.cur = PROF_MAP_NONE;
+    ct->weight = 1;
     return ct;
 }
 
@@ -241,7 +244,7 @@ static inline void enter(CallTree *ct, Thread *t, uint32_t fid, uint32_t depth, 
     Frame *top = &t->stack[t->len - 1];
     uint32_t n = child(ct, top->node, fid);
     Node *nd = &ct->nodes[n];
-    nd->calls += !replay;
+    nd->calls += replay ? 0 : ct->weight;
     if (t->len == t->cap || t->klen == t->kcap) grow_thread(t);
     top = &t->stack[t->len - 1];
     if (!replay && nd->mark != top->serial) { /* first call of fid by this invocation */
@@ -261,7 +264,7 @@ static inline void on_call(CallTree *ct, uint32_t fid, uint32_t depth, uint32_t 
     while (t->stack[t->len - 1].depth >= cut) pop(ct, t);
     if (t->stack[t->len - 1].depth + 1 < depth) enter(ct, t, PROF_FID_C, depth - 1, replay);
     enter(ct, t, fid, depth, replay);
-    ct->total += !replay;
+    ct->total += replay ? 0 : ct->weight;
 }
 
 static void ct_consume(void *st, const uint64_t *ev, size_t n) {
@@ -272,6 +275,7 @@ static void ct_consume(void *st, const uint64_t *ev, size_t n) {
         if (k == EV_CALL) on_call(ct, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e), 0);
         else if (k == EV_FRAME) on_call(ct, ev_call_fid(e), ev_call_depth(e), ev_call_cut(e), 1);
         else if (k == EV_THREAD) ct->th.cur = thread_index(ct, ev_payload(e));
+        else if (k == EV_RATE) ct->weight = ev_rate_weight(e);
     }
 }
 

@@ -16,9 +16,14 @@ typedef struct MethodCount {
     size_t cap;       /* entries in counts */
     uint64_t total;
     uint32_t shard, shard_mask; /* sharded: counts only the ids with id & mask == shard */
+    uint64_t weight;  /* what each call counts for: 1, or 2^shift after EV_RATE */
 } MethodCount;
 
-static void *mc_open(void) { return calloc(1, sizeof(MethodCount)); }
+static void *mc_open(void) {
+    MethodCount *mc = calloc(1, sizeof *mc);
+    if (mc != NULL) mc->weight = 1;
+    return mc;
+}
 
 /* Out of line: the array grows rarely (once per new power of two of ids). */
 static __attribute__((noinline)) void grow(MethodCount *mc, size_t id) {
@@ -37,12 +42,15 @@ static __attribute__((noinline)) void grow(MethodCount *mc, size_t id) {
 static void mc_consume(void *st, const uint64_t *ev, size_t n) {
     MethodCount *mc = st;
     for (size_t i = 0; i < n; i++) {
-        if (ev_kind(ev[i]) != EV_CALL) continue;
+        if (ev_kind(ev[i]) != EV_CALL) {
+            if (ev_kind(ev[i]) == EV_RATE) mc->weight = ev_rate_weight(ev[i]);
+            continue;
+        }
         uint64_t id = ev_call_fid(ev[i]);
         if ((id & mc->shard_mask) != mc->shard) continue;
         if (id >= mc->cap) grow(mc, (size_t)id);
-        mc->counts[id]++;
-        mc->total++;
+        mc->counts[id] += mc->weight;
+        mc->total += mc->weight;
     }
 }
 

@@ -34,11 +34,13 @@ typedef struct PathProf {
     size_t mask; /* slots - 1 */
     size_t n;    /* keys stored */
     uint64_t total;
+    uint64_t weight; /* what each path counts for: 1, or 2^shift after EV_RATE */
 } PathProf;
 
 static void *pp_open(void) {
     PathProf *pp = calloc(1, sizeof *pp);
     if (pp == NULL) return NULL;
+    pp->weight = 1;
     pp->slots = calloc(1024, sizeof *pp->slots);
     if (pp->slots == NULL) {
         free(pp);
@@ -84,11 +86,14 @@ static void pp_consume(void *st, const uint64_t *ev, size_t n) {
     PathProf *pp = st;
     for (size_t i = 0; i < n; i++) {
         uint64_t e = ev[i];
-        if (ev_kind(e) != EV_PATH) continue;
+        if (ev_kind(e) != EV_PATH) {
+            if (ev_kind(e) == EV_RATE) pp->weight = ev_rate_weight(e);
+            continue;
+        }
         uint32_t fid = ev_path_fid(e);
         if (fid == 0) continue; /* never produced; key 0 is the free mark */
-        add(pp, (uint64_t)fid << 32 | ev_path_number(e), 1);
-        pp->total++;
+        add(pp, (uint64_t)fid << 32 | ev_path_number(e), pp->weight);
+        pp->total += pp->weight;
     }
 }
 

@@ -440,6 +440,43 @@ def error_rate(actual, sampled, rate, min_count=0):
     return (total / n if n else float("nan")), n, missing
 
 
+def weighted_error(actual, sampled, rate):
+    """The weighted error of [sampled] (counts observed at [rate]) against [actual]: the sum
+    over every item of either profile of |actual - sampled / rate|, divided by the sum of the
+    actual counts (an item the sample invents counts fully). Unlike the paper's mean, items
+    counted a few times weigh as little as they matter. NaN for an empty [actual]."""
+    total = sum(a for a in actual.values() if a > 0)
+    if total <= 0:
+        return float("nan")
+    diff = 0.0
+    for k in set(actual) | set(sampled):
+        diff += abs(actual.get(k, 0) - sampled.get(k, 0) / rate)
+    return diff / total
+
+
+def hot_items(counts, share=0.9):
+    """The hottest items of [counts] that make up [share] of its total: the fewest, taken in
+    decreasing count (ties broken by key, so the set is the same for the same counts)."""
+    total = sum(c for c in counts.values() if c > 0)
+    hot, acc = set(), 0.0
+    for k, c in sorted(counts.items(), key=lambda kc: (-kc[1], str(kc[0]))):
+        if acc >= share * total or c <= 0:
+            break
+        hot.add(k)
+        acc += c
+    return hot
+
+
+def hot_overlap(actual, sampled, share=0.9):
+    """Of the items making up [share] of [actual], the fraction that the sample ranks in its
+    own top [share] (hot_items of each); NaN for an empty [actual]. The rate does not
+    matter: scaling does not change a ranking."""
+    ha = hot_items(actual, share)
+    if not ha:
+        return float("nan")
+    return len(ha & hot_items(sampled, share)) / len(ha)
+
+
 # -----------------------------------------------------------------------------------------
 # Checks
 # -----------------------------------------------------------------------------------------
@@ -469,3 +506,18 @@ class Checks:
             print("FAIL", f)
         print(f"{'FAILED' if self.failures else 'ok'}: {summary}; {len(self.failures)} failure(s)")
         return 1 if self.failures else 0
+
+    def run_tasks(self, tasks, jobs):
+        """Run the callables [tasks] on [jobs] threads; an exception in one is a failed
+        check (with its traceback), not the end of the run."""
+        import concurrent.futures
+        import traceback
+
+        def guarded(t):
+            try:
+                t()
+            except Exception as e:
+                self("test code", False, f"{e!r}\n{traceback.format_exc()}")
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+            list(ex.map(guarded, tasks))

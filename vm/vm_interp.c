@@ -32,6 +32,7 @@
 #include "vm_meta.h"
 #include "vm_opcodes.h"
 #include "vm_prof.h"
+#include "vm_sample.h"
 #include "vm_thread.h"
 #if TANDEM_JIT
 #include "jit_api.h"
@@ -71,7 +72,9 @@ static inline double numpow(double a, double b) { return b == 2.0 ? a * a : pow(
  *   vm_execute_oracle         1    0    0    1     0    31.5 KB  (-DTANDEM_PATH_ORACLE=ON only)
  *   vm_execute_hook           0    0    0    0     1    31.8 KB
  *   vm_execute_hook_instr     1    0    0    0     1    42.2 KB
- * The JIT rows exist only with -DTANDEM_JIT=ON (the default).
+ * The JIT rows exist only with -DTANDEM_JIT=ON (the default). The sampling rows below the
+ * table (-Xsample.mode=code) are the plain, JIT and instrumented rows again with
+ * VM_EXEC_SAMPLE 1, a flag outside the row.
  * ====================================================================== */
 
 /* The hooked copies, which the others switch to. */
@@ -97,6 +100,23 @@ static void execute_hooked(State *S, CallInfo *ci);
 #endif
 #define VM_EXEC_ROW vm_execute_hook, 0, 0, 0, 0, 1
 #include "vm_interp_body.h"
+/* Sampled instrumentation (-Xsample.mode=code, vm/prof/vm_sample.h): the same rows with
+ * VM_EXEC_SAMPLE 1, which count ticks at entries and back edges and give the frame to the
+ * trampoline (execute_sampled) when the phase flips:
+ *   vm_execute_jit_sample     between windows, hands frames to (uninstrumented) compiled code
+ *   vm_execute_sample         between windows, -Xjit=off
+ *   vm_execute_sample_instr   inside windows: the instrumented interpreter */
+#if TANDEM_JIT
+#define VM_EXEC_SAMPLE 1
+#define VM_EXEC_ROW vm_execute_jit_sample, 0, 1, 0, 0, 0
+#include "vm_interp_body.h"
+#endif
+#define VM_EXEC_SAMPLE 1
+#define VM_EXEC_ROW vm_execute_sample, 0, 0, 0, 0, 0
+#include "vm_interp_body.h"
+#define VM_EXEC_SAMPLE 1
+#define VM_EXEC_ROW vm_execute_sample_instr, 1, 0, 0, 0, 0
+#include "vm_interp_body.h"
 #define VM_EXEC_ROW vm_execute_hook_instr, 1, 0, 0, 0, 1
 #include "vm_interp_body.h"
 
@@ -110,6 +130,19 @@ static void execute_hooked(State *S, CallInfo *ci) {
 }
 
 #if TANDEM_JIT
+/* -Xsample.mode=code: compiled code runs only between windows, uninstrumented, so its steps
+ * are plain. The back edges of the loops it steps (float FORLOOP, TFORLOOP) are ticks, as
+ * in the interpreter's copies: counted here, and compiled code leaves for the interpreter
+ * after the step when one ends the gap (jit_sample_after_step). */
+static const Instr *step_sampled(State *S, CallInfo *ci) {
+    const Instr *ipc = ci->savedpc;
+    vm_execute_step(S, ci);
+    unsigned op = vm_op(*ipc);
+    if ((op == OP_FORLOOP || op == OP_TFORLOOP) && ci->savedpc <= ipc && --vm_sample_tl.left <= 0)
+        vm_sample_tl.at = VM_SAMPLE_AT_BACK;
+    return ci->savedpc;
+}
+
 bool vm_jit_enabled;
 const JitCode *(*vm_jit_compiler)(Proto *p);
 
@@ -118,6 +151,7 @@ const JitCode *(*vm_jit_compiler)(Proto *p);
  * all: vm_prof_needs is 0) the plain step emits the same events as the instrumented one,
  * for less work. */
 const Instr *vm_jit_step(State *S, CallInfo *ci) {
+    if (__builtin_expect(vm_sample_code, 0)) return step_sampled(S, ci);
     if (vm_prof_needs & (PROF_NEED_MEM | PROF_NEED_PATH))
         vm_execute_step_instr(S, ci);
     else
@@ -126,9 +160,51 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
 }
 #endif
 
+/* The sampling trampoline: runs the frame [ci] entered from C (and every frame above it,
+ * until it returns) in the copy the thread's phase wants, and whenever a copy gives the
+ * frame back (VmSampleTl.switching), flips the phase if its countdown ran out and continues
+ * S->ci in the other copy, in a loop: a switch never nests C frames. Before the
+ * instrumented copy takes over frames it did not run, vm_sample_join replays them and marks
+ * their paths partial: always when coming from the plain copy (which may have started
+ * frames inside the window, with stale path state), else when the window is not the one
+ * that last took over this state (a coroutine or green thread that waited through a gap). */
+static void execute_sampled(State *S, CallInfo *ci) {
+    VmSampleTl *t = &vm_sample_tl;
+    uint8_t enter = VM_SAMPLE_ENTER_FRESH;
+    int at = VM_SAMPLE_AT_ENTRY;
+    bool from_plain = false;
+    for (;;) {
+        if (t->left <= 0) vm_sample_flip();
+        t->enter = enter;
+        if (t->window != 0) {
+            if (from_plain || S->sample_win != t->window) vm_sample_join(S, at, from_plain);
+            vm_execute_sample_instr(S, ci);
+            from_plain = false;
+        } else {
+#if TANDEM_JIT
+            if (vm_jit_enabled)
+                vm_execute_jit_sample(S, ci);
+            else
+#endif
+                vm_execute_sample(S, ci);
+            from_plain = true;
+        }
+        if (!t->switching) return; /* the frame entered from C returned */
+        t->switching = 0;
+        at = t->at;
+        t->at = VM_SAMPLE_AT_MID;
+        ci = S->ci;
+        enter = at == VM_SAMPLE_AT_ENTRY ? VM_SAMPLE_ENTER_START : VM_SAMPLE_ENTER_MID;
+    }
+}
+
 void vm_execute(State *S, CallInfo *ci) {
     if (__builtin_expect(S->hookmask != 0, 0)) {
         execute_hooked(S, ci);
+        return;
+    }
+    if (__builtin_expect(vm_sample_code, 0)) {
+        execute_sampled(S, ci);
         return;
     }
 #if TANDEM_JIT

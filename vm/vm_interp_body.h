@@ -29,6 +29,15 @@
 #if VM_EXEC_HOOK && (VM_EXEC_JIT || VM_EXEC_STEP || VM_EXEC_ORACLE)
 #error "the hooked copies interpret everything themselves, without the oracle"
 #endif
+/* Sampled instrumentation (vm/prof/vm_sample.h): the sampling rows of vm_interp.c define
+ * VM_EXEC_SAMPLE 1 before the include (a flag outside the row, so the other rows stay as
+ * they are); for every other row it is 0 here. */
+#ifndef VM_EXEC_SAMPLE
+#define VM_EXEC_SAMPLE 0
+#endif
+#if VM_EXEC_SAMPLE && (VM_EXEC_STEP || VM_EXEC_ORACLE || VM_EXEC_HOOK || (VM_EXEC_INSTR && VM_EXEC_JIT))
+#error "the sampling copies are the plain one (with or without the JIT) and the instrumented interpreter"
+#endif
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -129,11 +138,26 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
  * instruction runs twice between two of those points: 2 x ncode is enough. */
 #define RESERVE_FOR(p) vm_prof_reserve_frame(p)
+#if VM_EXEC_SAMPLE /* a path that began before the window is not emitted (vm_sample.h) */
+#define PATH_ACT_FN vm_sample_path_act
+#define FRAME_EXIT_FN vm_sample_frame_exit_events
+#define SAMPLE_OWN() vm_sample_own(ci, cl->p)
+#else
+#define PATH_ACT_FN vm_prof_path_act
+#define FRAME_EXIT_FN vm_prof_frame_exit_events
+#define SAMPLE_OWN() ((void)0)
+#endif
 #define PATHACT(o) \
     do { \
-        if (ci->pathbias != VM_PATH_OFF) vm_prof_path_act(ci, cl->p->id, pc - 1, (o)); \
+        SAMPLE_OWN(); \
+        if (ci->pathbias != VM_PATH_OFF) PATH_ACT_FN(ci, cl->p->id, pc - 1, (o)); \
     } while (0)
-#define PATHEXIT() vm_prof_frame_exit_events(ci, cl->p->id, false)
+#define FRAMEEXIT(ret) \
+    do { \
+        SAMPLE_OWN(); \
+        FRAME_EXIT_FN(ci, cl->p->id, (ret)); \
+    } while (0)
+#define PATHEXIT() FRAMEEXIT(false)
 #else
 #define MEMEV(kind, addr) ((void)0)
 #define RESERVE_FOR(p) ((void)0)
@@ -164,8 +188,43 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         if (VM_POLL_PENDING()) { \
             ci->savedpc = pc; \
             vm_poll_slow(S); \
+            SAMPLECHECK(); /* another green thread may have opened or closed a window */ \
+        } \
+        SAMPLE_TICK_BACK(); \
+    } while (0)
+/* Sampled instrumentation (vm/prof/vm_sample.h), in the sampling copies only:
+ *   SAMPLE_TICK_BACK: a back edge's tick (pc at the loop header, after the back edge's own
+ *          path action): count down; at 0 give the frame to the trampoline, which flips the
+ *          phase and continues it in the other copy. Between windows this decrement and
+ *          branch is all that profiling costs.
+ *   SAMPLECHECK: after what may have opened or closed a window on this thread while this copy
+ *          waited (a call into C, which may run Lua code in a nested interpreter; a poll,
+ *          which may switch green threads; compiled code, which counts ticks itself and
+ *          comes back with the countdown at 0): if this copy is no longer the one the
+ *          thread's phase wants, or (instrumented) the window is not the one that last took
+ *          over this state's frames, switch. [at] stays as compiled code's exit stubs left
+ *          it (VM_SAMPLE_AT_ENTRY, _BACK), else VM_SAMPLE_AT_MID. */
+#if VM_EXEC_SAMPLE
+#if VM_EXEC_INSTR
+#define SAMPLE_STALE() (S->sample_win != vm_sample_tl.window)
+#else
+#define SAMPLE_STALE() (vm_sample_tl.window != 0 || vm_sample_tl.left <= 0)
+#endif
+#define SAMPLE_TICK_BACK() \
+    do { \
+        if (__builtin_expect(--vm_sample_tl.left <= 0, 0)) { \
+            vm_sample_tl.at = VM_SAMPLE_AT_BACK; \
+            goto sample_switch; \
         } \
     } while (0)
+#define SAMPLECHECK() \
+    do { \
+        if (__builtin_expect(SAMPLE_STALE(), 0)) goto sample_switch; \
+    } while (0)
+#else
+#define SAMPLE_TICK_BACK() ((void)0)
+#define SAMPLECHECK() ((void)0)
+#endif
 /* JIT hand-over (jit/jit_api.h), in the VM_EXEC_JIT copy only (so the plain loop pays nothing
  * while the JIT is off): run the frame's compiled code from pc if it has an entry there,
  * then continue interpreting at the pc it gives back (where it met an instruction without a
@@ -188,6 +247,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         pc = jpc_; \
         base = ci->func + 1; \
         HOOKSWITCH(); /* compiled code gives a frame back after a C call that set a hook */ \
+        SAMPLECHECK(); /* ... or at a tick that ended the gap, or after a C call that opened a window */ \
     } while (0)
 #else
 #define JITENTER(compile) ((void)0)
@@ -277,12 +337,35 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
      * way): carry on at its savedpc, its start's events are past. */
     if (ci->savedpc != ci->func->u.lf->p->code) goto returning;
 #endif
+#if VM_EXEC_SAMPLE
+    /* The trampoline (vm_interp.c, execute_sampled) continues a frame here: at its entry,
+     * past the tick that switched (its start events still to come), or inside it. */
+    {
+        uint8_t enter_ = vm_sample_tl.enter;
+        vm_sample_tl.enter = VM_SAMPLE_ENTER_FRESH;
+        if (enter_ == VM_SAMPLE_ENTER_START) goto sample_started;
+        if (enter_ == VM_SAMPLE_ENTER_MID) goto returning;
+    }
+#endif
 startfunc:
     if (VM_POLL_PENDING()) vm_poll_slow(S);
+#if VM_EXEC_SAMPLE
+    /* The entry's tick (the frame's savedpc is its first instruction) */
+    if (__builtin_expect(--vm_sample_tl.left <= 0, 0)) {
+        vm_sample_tl.at = VM_SAMPLE_AT_ENTRY;
+        vm_sample_tl.switching = 1;
+        return;
+    }
+sample_started:
+#endif
 #if VM_EXEC_INSTR
     /* Function entry: every Lua frame starts here (fresh calls from C, inline Lua-to-Lua
      * calls, tail calls); frames we return into go to 'returning' below. */
     vm_prof_frame_start_events(S, ci);
+#if VM_EXEC_SAMPLE
+    ci->callstatus &= (uint16_t)~CIST_SAMPLEPART; /* a new path, wholly in the window */
+    ci->samplewin = vm_sample_tl.window;
+#endif
 #if VM_EXEC_ORACLE
     vm_pathoracle_enter(ci, ci->func->u.lf->p);
 #endif
@@ -854,6 +937,7 @@ L_CALL: {
         if (nresults >= 0) S->top = ci->top;
         RESERVE_FOR(cl->p);
         HOOKSWITCH();
+        SAMPLECHECK();
         NEXT();
     }
     ci = nci;
@@ -955,7 +1039,7 @@ ret:
     PATHEXIT(); /* the path ends before the oracle sees the exit, as in TAILCALL */
     vm_pathoracle_exit(ci);
 #endif
-    vm_prof_frame_exit_events(ci, cl->p->id, true);
+    FRAMEEXIT(true);
 #endif
     if (ci->callstatus & CIST_FRESH) {
         S->ci = ci->prev;
@@ -1053,6 +1137,7 @@ L_TFORCALL: {
     S->top = ci->top;
     RESERVE_FOR(cl->p);
     HOOKSWITCH();
+    SAMPLECHECK();
 #if VM_EXEC_HOOK
     /* lua5.4 runs the TFORLOOP that always follows as part of TFORCALL: one instruction
      * for count and line events */
@@ -1124,6 +1209,12 @@ L_VARARG: {
 L_EXTRAARG:
     /* Only ever consumed by the instruction before it; the verifier rejects others. */
     NEXT();
+#if VM_EXEC_SAMPLE
+sample_switch: /* SAMPLE_TICK_BACK, SAMPLECHECK: the trampoline continues the frame at pc */
+    ci->savedpc = pc;
+    vm_sample_tl.switching = 1;
+    return;
+#endif
 
 #undef A
 #undef B
@@ -1148,6 +1239,14 @@ L_EXTRAARG:
 #undef ORACLE_AT
 #undef PATHEXIT
 #undef PATHACT
+#undef FRAMEEXIT
+#undef PATH_ACT_FN
+#undef FRAME_EXIT_FN
+#undef SAMPLE_OWN
+#undef SAMPLE_STALE
+#undef SAMPLE_TICK_BACK
+#undef SAMPLECHECK
+#undef VM_EXEC_SAMPLE
 #undef MEMEV
 #undef RESERVE_FOR
 #undef VM_EXEC_NAME

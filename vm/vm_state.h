@@ -64,6 +64,8 @@ typedef struct CallInfo {
     uint16_t callstatus;
     uint32_t pathreg;          /* Ball-Larus path register of this frame (vm_pathprof.h) */
     uintptr_t pathbias;        /* its function's action table bias; VM_PATH_OFF (0): none */
+    uint32_t samplewin;        /* -Xsample.mode=code: the window in which the instrumented copy
+                                  last set this frame's path state (vm/prof/vm_sample.h) */
 } CallInfo;
 
 #define VM_MULTRET (-1)
@@ -77,6 +79,8 @@ typedef struct CallInfo {
 #define CIST_HOOKED 16u /* a debug hook runs for this frame (the function it calls is named
                            "hook '?'", as lua5.4 names it) */
 #define CIST_TRAN 32u   /* ... and State.ftransfer/ntransfer describe its values ('r') */
+#define CIST_SAMPLEPART 64u /* -Xsample.mode=code: the frame's Ball-Larus path began before its
+                               sampling window, so it is not emitted (vm/prof/vm_sample.h) */
 
 /* Protected-call chain: each vm_pcall / coroutine body pushes one on the C stack. */
 typedef struct ErrJmp {
@@ -137,6 +141,8 @@ typedef struct State {
     GcStack *basestack;        /* the stack of the language thread running this state (its
                                   native thread's or its green stack); set by resume */
     struct VmThread *thread;   /* base state of a language thread: the thread; else NULL */
+    uint32_t sample_win;       /* -Xsample.mode=code: the window whose instrumented code last
+                                  took over this state's frames (vm/prof/vm_sample.h); 0: none */
     /* sanitizer builds only (vm_sanitize.h): this coroutine's C stack, and its resumer's
      * stack (the way back), as the sanitizers know them */
     VmSanStack san, san_back;

@@ -16,7 +16,7 @@ NUM = {"round", "pos", "scale", "ring_kb", "chunk_kb", "seconds", "base_seconds"
        "probe_before_ns", "probe_after_ns", "produced", "consumed", "dropped", "chunks", "blocks",
        "blocked_ms", "analyzer_idle_ms", "analyzers", "error_all", "items_all", "error_hot",
        "items_hot", "rc", "rate", "cpu_s", "load1", "analyzer_chunks", "analyzer_busy_ms", "self_chunks",
-       "self_ms"}
+       "self_ms", "error_weighted", "hot_overlap"}
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 STAGES = ["instrument", "enqueue", "communicate", "full", "sequential"]
 FULL_ANALYSES = ["cachesim", "pathprof"]
@@ -327,6 +327,8 @@ def targets(data):
                             pct(s5), pct(ex), "%.2f" % q if q is not None else
                             "n/a (exhaustive overhead below %.0f%%: noise)" % (100 * NOISE), pct(m5), pct(mx)),
                         verdict(None if q is None else q <= 0.45)))
+    if f11:
+        out += code_sampling_targets(f11, verdict)
     f7 = data.get("fig7")
     if f7:
         cells, progs = Cells(f7), programs(f7)
@@ -351,6 +353,46 @@ def targets(data):
                         verdict(abs(m["err"]) <= 0.15)))
     if data.get("full"):
         out += full_ring_targets(data["full"], verdict)
+    if data.get("always"):
+        cells, progs = Cells(data["always"]), programs(data["always"])
+        o = ovh(cells.gm(progs, "always"))
+        out.append(("always-on preset: overhead <= 1% over no profiling (geomean)",
+                    "%s over %d programs; fastest runs: %s" % (pct(o), len(progs), pct(ovh(cells.gm_min(progs, "always")))),
+                    verdict(None if o is None else o <= 0.01)))
+    return out
+
+
+def mean_of(cells, progs, config, col):
+    """The mean over [progs] of the per-program medians of [col] (NaNs and gaps left out)."""
+    v = [cells.med(p, config, col) for p in progs]
+    v = [x for x in v if x is not None and not math.isnan(x)]
+    return statistics.mean(v) if v else None
+
+
+def code_sampling_targets(rows, verdict):
+    """Issue 17's targets for sampled instrumentation (-Xsample.mode=code) at 5%: overhead at
+    most 0.45 x the exhaustive concurrent overhead, weighted error at most 2%, hot-item overlap
+    at least 95%, for callgraph, calltree and pathprof. Only when the runs have the code form
+    (older results keep their targets as they were)."""
+    cells, progs = Cells(rows), programs(rows)
+    out = []
+    for a in ("callgraph", "calltree", "pathprof"):
+        c = a + "/code/0.05"
+        if not any(r["config"] == c for r in rows):
+            continue
+        s5, ex = ovh(cells.gm(progs, c)), ovh(cells.gm(progs, a + "/exhaustive"))
+        q = s5 / ex if s5 is not None and ex is not None and ex > NOISE else None
+        m5, mx = ovh(cells.gm_min(progs, c)), ovh(cells.gm_min(progs, a + "/exhaustive"))
+        out.append(("%s: sampled code, overhead at 5%% <= 0.45 x exhaustive overhead" % a,
+                    "5%% %s / exhaustive %s = %s; fastest runs: %s / %s" % (
+                        pct(s5), pct(ex), "%.2f" % q if q is not None else
+                        "n/a (exhaustive overhead below %.0f%%: noise)" % (100 * NOISE), pct(m5), pct(mx)),
+                    verdict(None if q is None else q <= 0.45)))
+        w, o = mean_of(cells, progs, c, "error_weighted"), mean_of(cells, progs, c, "hot_overlap")
+        out.append(("%s: sampled code, weighted error at 5%% <= 2%%" % a, "weighted error %s (paper's error %s)" % (
+            pct(w), pct(mean_of(cells, progs, c, "error_all"))), verdict(None if w is None else w <= 0.02)))
+        out.append(("%s: sampled code, hot-item overlap at 5%% >= 95%%" % a, "overlap %s" % pct(o),
+                    verdict(None if o is None else o >= 0.95)))
     return out
 
 

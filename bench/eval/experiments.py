@@ -21,6 +21,10 @@ STAGES = ["instrument", "enqueue", "communicate", "full"]
 BUFFERS = ["cab", "nway", "ffwd"]
 RATES = [0.01, 0.02, 0.05, 0.10, 0.20, 0.50, 1.00]
 SAMPLED = ["callgraph", "pathprof"]
+# -Xsample.mode=code (sampled instrumentation, issue 17) at every rate: the analyses whose
+# overhead it is meant to cut; fixed seed so that a rerun samples the same windows
+CODE_SAMPLED = ["callgraph", "calltree", "pathprof"]
+CODE_SEED = 1
 # 16 KB .. 32 MB: 12 ring sizes, powers of two
 RING_SIZES = [16 << 10 << i for i in range(12)]
 
@@ -43,6 +47,9 @@ PROGRAMS = {
         "fig9": ["mt_pipeline", "mt_work_queue", "mt_shared_hash"],
         "fig10": ["richards", "json"],
         "fig11": ["interp", "json", "richards", "havlak"],
+        # -Xprofile.always against no profiling: the single-threaded suite
+        "always": ["interp", "json", "raytrace", "havlak", "richards", "database", "compress", "sudoku",
+                   "textindex", "physics", "spreadsheet", "regex", "astar"],
         # more program threads than the machine's two cores; the same work at 4 and 8 threads
         "full": ["mt_parallel_map@4", "mt_parallel_map@8", "mt_shared_hash@4", "mt_shared_hash@8",
                  "mt_work_queue@4", "mt_work_queue@8"],
@@ -53,6 +60,7 @@ PROGRAMS = {
         "fig9": ["mt_pipeline"],
         "fig10": ["richards"],
         "fig11": ["richards", "json"],
+        "always": ["richards", "json", "havlak", "raytrace"],
         "full": ["mt_parallel_map@8", "mt_shared_hash@4"],
     },
 }
@@ -132,15 +140,23 @@ def size_configs():
 
 
 def sampling_configs():
-    """Fig. 11: callgraph and pathprof sampled at every rate, and exhaustive (rate "exh")."""
+    """Fig. 11: callgraph and pathprof sampled at every rate by the CAB (the paper's sampling,
+    form "sampling", keys ANALYSIS/RATE), callgraph, calltree and pathprof sampled by the code
+    (-Xsample.mode=code, form "code", keys ANALYSIS/code/RATE), and each exhaustive (rate
+    "exh")."""
     cs = [BASE]
-    for a in SAMPLED:
+    for a in sorted(set(SAMPLED) | set(CODE_SAMPLED)):
         cs.append(Config("%s/exhaustive" % a, ["-Xprofile=" + a, "-Xprofile.format=json"],
                          analysis=a, form="exhaustive", rate="exh", json=True))
-        for r in RATES:
+        for r in RATES if a in SAMPLED else []:
             cs.append(Config("%s/%g" % (a, r), ["-Xprofile=" + a, "-Xprofile.format=json",
                                                 "-Xcab.mode=sampling", "-Xsample.rate=%g" % r],
                              analysis=a, form="sampling", rate=r, json=True))
+        for r in RATES if a in CODE_SAMPLED else []:
+            cs.append(Config("%s/code/%g" % (a, r), ["-Xprofile=" + a, "-Xprofile.format=json",
+                                                     "-Xsample.mode=code", "-Xsample.rate=%g" % r,
+                                                     "-Xsample.seed=%d" % CODE_SEED],
+                             analysis=a, form="code", rate=r, json=True))
     return cs
 
 
@@ -178,6 +194,8 @@ EXPERIMENTS = [
     ("fig9", "Fig. 9: overhead breakdown, green threads", breakdown_configs("green")),
     ("fig10", "Fig. 10: pathprof against the CAB ring size", size_configs()),
     ("fig11", "Fig. 11: sampling overhead and error against the rate", sampling_configs()),
+    ("always", "The always-on preset (-Xprofile.always) against no profiling",
+     [BASE, Config("always", ["-Xprofile.always", "-Xsample.seed=%d" % CODE_SEED] + OUT_NULL, form="always")]),
     ("full", "The deferred-methods paper's comparison: synchronous (self) / thread pool (block) / adaptive, "
              "more program threads than cores", full_ring_configs()),
 ]

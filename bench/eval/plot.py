@@ -135,7 +135,41 @@ def fig11(folder, rows):
                  "'' using 1:%d with linespoints lw 2 title 'items seen >= 100 times', 3 with lines dt 3 title '3%%'\n"
                  % (a, o + 2, o + 3))
     body += "unset multiplot\n"
-    return render(folder, "fig11", {"fig11.dat": "\n".join(lines) + "\n"}, body, (1100, 800))
+    out = render(folder, "fig11", {"fig11.dat": "\n".join(lines) + "\n"}, body, (1100, 800))
+    if any(r["form"] == "code" for r in rows):
+        fig11_code(folder, rows, cells, progs, rates)
+    return out
+
+
+def fig11_code(folder, rows, cells, progs, rates):
+    """fig11_code: the rate curve of both forms side by side: overhead of the CAB's sampling
+    (events) and of sampled code per analysis, and sampled code's weighted error."""
+    analyses = ("callgraph", "calltree", "pathprof")
+    lines = ["# rate%  per analysis: events_overhead% code_overhead% exhaustive_overhead% code_weighted_error%"]
+    for rate in rates:
+        cols = []
+        for a in analyses:
+            ev, c = "%s/%g" % (a, rate), "%s/code/%g" % (a, rate)
+            w = [cells.med(p, c, "error_weighted") for p in progs]
+            w = [x for x in w if x is not None and not math.isnan(x)]
+            has_ev = any(r["config"] == ev for r in rows)
+            cols += [num(an.ovh(cells.gm(progs, ev)) if has_ev else None, 100), num(an.ovh(cells.gm(progs, c)), 100),
+                     num(an.ovh(cells.gm(progs, a + "/exhaustive")), 100), num(sum(w) / len(w) if w else None, 100)]
+        lines.append("%g %s" % (100 * rate, " ".join(cols)))
+    body = "set multiplot layout 2,3\nset logscale x 10\nset xlabel 'sampling rate (%)'\nset format x '%g'\n"
+    for i, a in enumerate(analyses):
+        o = 2 + 4 * i
+        body += ("set title '%s: overhead'\nset ylabel 'overhead (%%, geomean)'\nunset logscale y\nset yrange [*:*]\n"
+                 "plot 'fig11_code.dat' using 1:%d with linespoints lw 2 title 'events (CAB)', "
+                 "'' using 1:%d with linespoints lw 2 title 'code', '' using 1:%d with lines dt 2 lw 2 title 'exhaustive'\n"
+                 % (a, o, o + 1, o + 2))
+    for i, a in enumerate(analyses):
+        o = 2 + 4 * i
+        body += ("set title '%s: sampled code, weighted error'\nset ylabel 'weighted error (%%)'\nunset logscale y\n"
+                 "set yrange [0:*]\nplot 'fig11_code.dat' using 1:%d with linespoints lw 2 title 'code', "
+                 "2 with lines dt 3 title '2%%'\n" % (a, o + 3))
+    body += "unset multiplot\n"
+    return render(folder, "fig11_code", {"fig11_code.dat": "\n".join(lines) + "\n"}, body, (1500, 800))
 
 
 def costmodel(folder, agg):

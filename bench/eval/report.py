@@ -5,9 +5,10 @@ import math
 import os
 
 import analyze as an
+import experiments as ex
 import plot
 
-EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "full"]
+EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "always", "full"]
 
 
 def cell(span):
@@ -142,6 +143,8 @@ def fig11_section(rows):
         body = []
         for rate in rates + ["exhaustive"]:
             c = "%s/%s" % (a, rate if rate == "exhaustive" else "%g" % rate)
+            if not any(r["config"] == c for r in rows):
+                continue
             ea = [cells.med(pr, c, "error_all") for pr in progs]
             eh = [cells.med(pr, c, "error_hot") for pr in progs]
             ea = [e for e in ea if e is not None]
@@ -157,10 +160,42 @@ def fig11_section(rows):
         out += "\n**%s** (programs: %s)\n\n" % (a, ", ".join(progs)) + table(
             ["rate", "overhead (geomean)", "per program", "error, all items", "error, items seen >= 100 x",
              "events analysed"], body)
+    code = code_sampling_table(rows, cells, progs, rates)
     return ("Error = the paper's error rate (prof_error.py) of each run's sampled profile against the exhaustive "
             "profile of the same program, mean over programs of the per-program medians; \"all items\" is the "
             "paper's definition, \"seen >= 100 x\" keeps the items counted at least 100/rate times exhaustively "
-            "(bench/analyses.py explains why). Events analysed = consumed / produced (-Xstats).\n" + out + "\n" + img("fig11"))
+            "(bench/analyses.py explains why). Events analysed = consumed / produced (-Xstats).\n" + out + code + "\n"
+            + img("fig11"))
+
+
+def code_sampling_table(rows, cells, progs, rates):
+    """Sampled instrumentation (-Xsample.mode=code) beside the CAB's sampling (-Xsample.mode=events)
+    at every rate: overhead (geomean) of each, and the code form's errors (the paper's,
+    weighted, hot-item overlap). Empty for runs without the code form."""
+    out = ""
+    for a in ("callgraph", "calltree", "pathprof"):
+        if not any(r["config"].startswith(a + "/code/") for r in rows):
+            continue
+        body = []
+        for rate in rates + ["exhaustive"]:
+            ev = "%s/%s" % (a, rate if rate == "exhaustive" else "%g" % rate)
+            c = ev if rate == "exhaustive" else "%s/code/%g" % (a, rate)
+            body.append(["%g%%" % (100 * rate) if rate != "exhaustive" else "exhaustive",
+                         p(an.ovh(cells.gm(progs, ev))) if any(r["config"] == ev for r in rows) else "–",
+                         p(an.ovh(cells.gm(progs, c))),
+                         " ".join(cell(cells.span(pr, c)).split(" [")[0] for pr in progs),
+                         p(an.mean_of(cells, progs, c, "error_all")), p(an.mean_of(cells, progs, c, "error_weighted")),
+                         p(an.mean_of(cells, progs, c, "hot_overlap"))])
+        out += "\n**%s, sampled code** (programs: %s)\n\n" % (a, ", ".join(progs)) + table(
+            ["rate", "overhead, events (CAB)", "overhead, code", "per program (code)", "error (paper)",
+             "weighted error", "hot-item overlap"], body)
+    if out:
+        out = ("\nSampled instrumentation (-Xsample.mode=code, seed %d): between windows the program runs "
+               "uninstrumented code; errors of the code form against the exhaustive profile: the paper's, "
+               "the weighted error (sum |actual - estimate| / sum actual) and the hot-item overlap (of the items "
+               "making up 90%% of the exhaustive profile, the share the sample ranks in its own top 90%%).\n"
+               % ex.CODE_SEED) + out
+    return out
 
 
 def full_section(rows):
@@ -365,6 +400,12 @@ The machine is shared with other work: absolute times move, ratios within a roun
         md.append("\n## Fig. 10: pathprof against the ring size\n\n" + fig10_section(data["fig10"]))
     if data.get("fig11"):
         md.append("\n## Fig. 11: sampling overhead and error against the rate\n\n" + fig11_section(data["fig11"]))
+    if data.get("always"):
+        cells, progs = an.Cells(data["always"]), an.programs(data["always"])
+        md.append("\n## The always-on preset (-Xprofile.always)\n\ncallgraph and calltree by sampled code at 0.2%, "
+                  "adaptive; overhead over no profiling, median [min, max] of the interleaved runs:\n\n" +
+                  table(["program", "overhead"], [[pr, cell(cells.span(pr, "always"))] for pr in progs]) +
+                  "\ngeomean: %s\n" % p(an.ovh(cells.gm(progs, "always"))))
     if agg:
         md.append("\n## Cost model (section 4)\n\n" + cost_section(per, agg))
     if data.get("full"):

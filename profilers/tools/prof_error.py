@@ -5,10 +5,16 @@
                   [--metric FIELD] [--value]
 
 Reads two JSON profiles of the same analysis (tandem -Xprofile.format=json; a file may
-hold several documents, one per analysis, and --analysis picks one) and prints the
-paper's error rate: the mean over the items of the exhaustive profile of
+hold several documents, one per analysis, and --analysis picks one) and prints three
+measures of the sampled profile's error:
 
-    |actual - sampled / rate| / actual
+  - the paper's error rate, the mean over the items of the exhaustive profile of
+        |actual - sampled / rate| / actual
+    which items counted once or a few times dominate (no 5% sampler can estimate them);
+  - the weighted error: the sum over the items of |actual - sampled / rate|, divided by the
+    sum of the actual counts (how much of the profile's weight is misplaced);
+  - the hot-item overlap: of the items making up 90% of the exhaustive profile, the
+    fraction the sample ranks in its own top 90% (whether it names the same hot spots).
 
 where an item is what the analysis counts: a function (methodcount), a caller -> callee
 edge (callgraph), a calling context (calltree), a function's accesses or misses
@@ -17,7 +23,8 @@ profile counts as sampled 0 (error 1). JSON profiles hold observed counts, so th
 divides here: --rate, or else the sampled profile's own "sample_rate". Profiles of other
 analyses can take part by carrying "items": [{"key": ..., "count": n}, ...].
 
-Prints one line; --value prints the error rate alone. Exit status 2 on bad input.
+Prints one line; --value prints the error rate alone, --measure picks which (error,
+weighted, overlap). Exit status 2 on bad input.
 The same computation in C is prof_error_rate (profilers/prof_api.h).
 """
 import argparse
@@ -52,7 +59,10 @@ def main(argv=None):
     ap.add_argument("--rate", type=float, help="sampling rate (default: the sampled profile's sample_rate)")
     ap.add_argument("--analysis", help="which profile, when a file holds several")
     ap.add_argument("--metric", help="cachesim: accesses (default), l1_misses or l2_misses")
-    ap.add_argument("--value", action="store_true", help="print the error rate alone")
+    ap.add_argument("--value", action="store_true", help="print one measure alone (--measure)")
+    ap.add_argument("--measure", choices=("error", "weighted", "overlap"), default="error",
+                    help="with --value: the paper's error rate (default), the weighted error or the hot-item overlap")
+    ap.add_argument("--share", type=float, default=0.9, help="hot items: the share of the profile they make up (0.9)")
     ap.add_argument("--min-count", type=float, default=0,
                     help="only items counted at least this many times exhaustively (e.g. 100/rate: "
                          "items a sample sees about 100 times)")
@@ -69,14 +79,18 @@ def main(argv=None):
     if not (0 < rate <= 1):
         fail("the sampling rate must be in (0, 1], not %g" % rate)
     try:
-        err, n, missing = th.error_rate(th.items_of(ex, o.metric), th.items_of(sa, o.metric), rate, o.min_count)
+        actual, sampled = th.items_of(ex, o.metric), th.items_of(sa, o.metric)
+        err, n, missing = th.error_rate(actual, sampled, rate, o.min_count)
     except ValueError as e:
         fail(str(e))
+    weighted = th.weighted_error(actual, sampled, rate)
+    overlap = th.hot_overlap(actual, sampled, o.share)
     if o.value:
-        print("%.6f" % err)
+        print("%.6f" % {"error": err, "weighted": weighted, "overlap": overlap}[o.measure])
     else:
-        print("%s: error rate %.6f (%.2f%%) over %d items at sampling rate %g; %d missing from the sampled profile"
-              % (ex["analysis"], err, 100 * err, n, rate, missing))
+        print("%s: error rate %.6f (%.2f%%) over %d items at sampling rate %g; %d missing from the sampled profile;"
+              " weighted error %.6f (%.2f%%); hot-item overlap %.4f (top %g%%)"
+              % (ex["analysis"], err, 100 * err, n, rate, missing, weighted, 100 * weighted, overlap, 100 * o.share))
     return 0
 
 

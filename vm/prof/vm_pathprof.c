@@ -660,3 +660,16 @@ int vm_pathprof_finish(void) {
     return rc;
 #endif
 }
+
+/* vm_pathprof.h: the register value a path starting at [pc] after a back (or cut) edge
+ * begins with: Val(ENTRY -> the block at pc), the same for every back edge into that block. */
+uint32_t vm_pathprof_restart(uint32_t fid, int pc) {
+    if (fid >= VM_PATH_MAXID) return VM_PATH_NORESET;
+    VmPathFunc **page = __atomic_load_n(&vm_pathprof_pages[fid >> VM_PATH_PAGE_BITS], __ATOMIC_ACQUIRE);
+    if (page == NULL) return VM_PATH_NORESET;
+    const VmPathFunc *f = __atomic_load_n(&page[fid & ((1u << VM_PATH_PAGE_BITS) - 1)], __ATOMIC_ACQUIRE);
+    if (f == NULL || f->bias == VM_PATH_OFF || pc < 0 || pc >= f->ncode) return VM_PATH_NORESET;
+    const PBlock *b = &f->b[f->blockof[pc]];
+    if (b->start != pc || b->entry <= 0) return VM_PATH_NORESET; /* not a path start: entry 0 is the real edge */
+    return f->entry[b->entry].val;
+}

@@ -77,6 +77,13 @@ static inline uintptr_t vm_pathprof_bias(const Proto *p, uint32_t fid) {
     return vm_pathprof_build(p, fid);
 }
 
+/* Sampled instrumentation (vm_sample.h): the path register of a frame whose sampling window
+ * starts at [pc] of function [fid] right after a back edge: the restart value every back
+ * edge into that block sets (the value of ENTRY's dummy edge to it). VM_PATH_NORESET when
+ * no path starts at [pc] (not the first instruction of a back-edge target, the function
+ * not numbered). */
+uint32_t vm_pathprof_restart(uint32_t fid, int pc);
+
 /* The EV_PATH event of path [path] of function [fid] (< VM_PATH_MAXID). */
 static inline uint64_t vm_pathprof_event(uint32_t fid, uint32_t path) {
     return ((uint64_t)EV_PATH << EV_KIND_SHIFT) | fid | ((uint64_t)path << 24);

@@ -16,6 +16,7 @@
 #include "vm_state.h"
 #include "vm_pathprof.h"
 #include "vm_prof.h"
+#include "vm_sample.h"
 #include "vm_thread.h"
 
 
@@ -312,6 +313,7 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
     if (!run.active) return;
     VmProfStream *s = stream_new(thread_id, carrier);
     vm_prof_tl = s;
+    vm_sample_thread_begin();
     if (thread_id != 0) {
         vm_prof_emit_icount();
         vm_prof_emit(ev_make(EV_THREAD, thread_id));
@@ -321,6 +323,7 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
 void vm_prof_thread_end(void) {
     VmProfStream *s = vm_prof_tl;
     if (s == NULL || s == &discard_stream) return;
+    vm_sample_thread_end();
     vm_prof_tl = &discard_stream;
     pthread_mutex_lock(&run.lock);
     bool finished = run.finished;
@@ -453,6 +456,12 @@ static int write_report(FILE *f, void **st) {
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
      * by it. */
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
+    /* Sampled code: the fraction of ticks run inside windows, as measured (vm_sample.h);
+     * nothing sampled at all reports zero counts, as estimates. */
+    if (vm_sample_code) {
+        double frac = vm_sample_fraction();
+        ro.sample_rate = frac > 0.0 ? frac : 1e-300;
+    }
     for (int i = 0; i < run.opt.nanalyses; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
         int rc = run.opt.analyses[i]->report(st[i], f, &ro);
@@ -554,6 +563,7 @@ static int finish_locked(void) {
 
 void vm_prof_print_stats(FILE *f) {
     if (run.streams == NULL) return;
+    vm_sample_print_stats(f);
     const char *stage[] = {"instrument", "enqueue", "communicate", "full"};
     fprintf(f, "[stats] profile: %s, stage %s, %d stream(s)\n", run.opt.sequential ? "sequential" : "concurrent",
             stage[run.opt.stage], run.nstreams);

@@ -545,6 +545,33 @@ static void test_cab_sampling_never_blocks(void **state) {
     cab_ring_free(r);
 }
 
+/* cab_has_room: the test cab_reserve waits on, without the wait. A fresh ring has room up to
+ * the ring less two chunks; a push that would wrap onto slots written in this lap and not
+ * yet consumed finds none, and finds it again once the consumer has cleared them. */
+static void test_cab_has_room_follows_the_consumer(void **state) {
+    (void)state;
+    const size_t ring = 64 << 10, chunk = 4 << 10, nslots = ring / 8;
+    CabConfig c = cfg_of(CAB_TRANSPORT_CAB, CAB_MODE_EXHAUSTIVE, ring, chunk);
+    CabProducer p;
+    CabRing *r = cab_ring_new(&c, NULL, &p, NULL);
+    assert_non_null(r);
+    assert_true(cab_has_room(&p, 1));
+    assert_true(cab_has_room(&p, nslots - 2 * chunk / 8));
+    assert_true(cab_has_room(&p, 10 * nslots)); /* clamped */
+    Seq s = {1, 0};
+    uint64_t next = 1;
+    while (next <= nslots - 100) cab_push(&p, next++);
+    assert_true(cab_has_room(&p, 100));   /* the slots before the end were never written */
+    assert_false(cab_has_room(&p, 200));  /* wraps onto this lap's first slots, unread */
+    cab_consume(r, seq_consume, &s, 0);   /* every chunk but the one the producer is in */
+    assert_true(cab_has_room(&p, 200));
+    assert_int_equal(s.bad, 0);
+    cab_close(&p);
+    while (!cab_ring_done(r)) cab_consume(r, seq_consume, &s, 0);
+    assert_int_equal(s.next, next);
+    cab_ring_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cab_config_check_errors),
@@ -561,6 +588,7 @@ int main(void) {
         cmocka_unit_test(test_cab_push_smallest_rings),
         cmocka_unit_test(test_cab_sampling_counts_match_rate),
         cmocka_unit_test(test_cab_sampling_never_blocks),
+        cmocka_unit_test(test_cab_has_room_follows_the_consumer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
