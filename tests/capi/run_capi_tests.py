@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("programs", nargs="*")
     a = ap.parse_args()
+    a.tandem = os.path.abspath(a.tandem)
     here = os.path.dirname(os.path.abspath(__file__))
     lua = a.lua or find_lua()
     env = dict(os.environ)

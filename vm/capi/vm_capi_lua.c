@@ -52,6 +52,15 @@ Table *capi_registry(State *S) {
             Value pre = vm_loadv(vm_table_getstr(pkg.u.t, vm_string_newc(S, "preload")));
             if (vm_istable(&pre)) vm_setfield(S, r, LUA_PRELOAD_TABLE, pre);
         }
+        /* registry["FILE*"]: the io library's file metatable, so luaL_checkudata(L, i,
+         * LUA_FILEHANDLE) accepts io's files (lfs.lock). Their payload starts with the
+         * FILE * as luaL_Stream does (vm_lib_io.c, LFile); its second word is not a
+         * closef function (README.md, "Limits"). */
+        Value io = vm_loadv(vm_table_getstr(g->loaded, vm_string_newc(S, "io")));
+        if (vm_istable(&io)) {
+            Value out = vm_loadv(vm_table_getstr(io.u.t, vm_string_newc(S, "stdout")));
+            if (out.tt == VT_USERDATA && out.u.u->meta != NULL) vm_setfield(S, r, LUA_FILEHANDLE, vm_table(out.u.u->meta));
+        }
         v = vm_table(g->globals);
         vm_table_setint(S, r, LUA_RIDX_GLOBALS, &v);
     }
