@@ -16,12 +16,12 @@ local function dump(v, ind)
   return "{\n" .. table.concat(out, "\n") .. "\n" .. ind .. "}"
 end
 
-local doc = [[{
+local doc = [==[{
   "name": "tandem", "version": 1.5, "count": 42, "neg": -17, "big": 12345678901234,
   "exp": 1e-7, "flags": [true, false, null], "empty_arr": [], "empty_obj": {},
   "nested": {"a": {"b": {"c": [1, [2, [3, [4]]]]}}},
   "text": "line\nbreak \"quoted\" tab\t uni \u00e9\u4e2d \ud83d\ude00 slash \/"
-}]]
+}]==]
 local t = cjson.decode(doc)
 print(dump(t))
 print(math.type(t.count), math.type(t.version), math.type(t.big))
