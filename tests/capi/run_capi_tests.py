@@ -78,7 +78,7 @@ def main():
             with tempfile.TemporaryDirectory() as tmp:
                 r = run_once([a.tandem, *extra_args(), *cfg, prog], cwd=tmp, env=env, timeout=a.timeout)
             got = (r.code, normal(r.out), normal(r.err))
-            label = "%s %s" % (name, " ".join(cfg) or "(plain)")
+            label = "%s %s (%.1f s)" % (name, " ".join(cfg) or "(plain)", r.seconds)
             if got == want:
                 print("ok   " + label)
                 continue

@@ -21,7 +21,16 @@ _Static_assert(LUA_OK == VM_OK && LUA_YIELD == VM_YIELD && LUA_ERRRUN == VM_ERRR
 _Static_assert(LUA_MULTRET == VM_MULTRET, "LUA_MULTRET");
 _Static_assert(LUAI_MAXSTACK == VM_MAXSTACK, "LUA_REGISTRYINDEX = -LUAI_MAXSTACK - 1000");
 
-static inline State *capi_S(lua_State *L) { return (State *)(void *)L; }
+/* The state of the last API call on this native thread: a C module's wait (vm_capi_block.c)
+ * finds there the state it runs in, as a module checks its arguments through the API
+ * before it waits. One thread-local store per call. */
+extern _Thread_local State *capi_running;
+static inline State *capi_S(lua_State *L) {
+    capi_running = (State *)(void *)L;
+    return (State *)(void *)L;
+}
+/* Watch the library holding [sym] (a module just opened): its waits go through vm_iowait. */
+void capi_block_watch(void *sym);
 static inline lua_State *capi_L(State *S) { return (lua_State *)(void *)S; }
 
 /* The slot of acceptable index [idx] (positive, negative, LUA_REGISTRYINDEX, or an upvalue

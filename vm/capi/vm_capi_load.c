@@ -9,7 +9,7 @@
  * package library always uses, refer to one function of each file, so every exported
  * lua_* and luaL_* name is present for modules to bind to (the export list is
  * vm/capi/vm_capi_exports.list). */
-void *const vm_capi_anchor[] = {(void *)lua_pushnil, (void *)luaL_checkversion_};
+void *const vm_capi_anchor[] = {(void *)lua_pushnil, (void *)luaL_checkversion_, (void *)capi_block_watch};
 
 int vm_capi_loadfunc(State *S, const char *path, const char *sym) {
     lua_State *L = capi_L(S);
@@ -30,6 +30,7 @@ int vm_capi_loadfunc(State *S, const char *path, const char *sym) {
         lua_pushstring(L, dlerror());
         return 2;
     }
+    capi_block_watch((void *)f);
     lua_pushcclosure(L, f, 0);
     return 0;
 }

@@ -15,7 +15,6 @@
 
 #include "vm_capi_int.h"
 #include "vm_debug.h"
-#include "vm_gc.h"
 #include "vm_meta.h"
 #include "vm_warn.h"
 
@@ -411,24 +410,6 @@ static void fb_add(FBuf *b, const char *s, size_t len) {
     b->n += len;
 }
 
-static int utf8_encode(char *buf, unsigned long x) {
-    if (x < 0x80) {
-        buf[0] = (char)x;
-        return 1;
-    }
-    char tmp[8];
-    int n = 0;
-    unsigned mfb = 0x3f; /* largest value that fits in the first byte */
-    do {
-        tmp[n++] = (char)(0x80 | (x & 0x3f));
-        x >>= 6;
-        mfb >>= 1;
-    } while (x > mfb);
-    tmp[n++] = (char)((~mfb << 1) | x);
-    for (int i = 0; i < n; i++) buf[i] = tmp[n - 1 - i];
-    return n;
-}
-
 const char *lua_pushvfstring(lua_State *L, const char *fmt, va_list argp) {
     State *S = capi_S(L);
     FBuf b = {S, NULL, 0, sizeof b.init, {0}};
@@ -470,7 +451,7 @@ const char *lua_pushvfstring(lua_State *L, const char *fmt, va_list argp) {
             break;
         }
         case 'U': {
-            int n = utf8_encode(num, (unsigned long)va_arg(argp, long));
+            int n = vm_utf8_encode(num, (uint32_t)va_arg(argp, long));
             fb_add(&b, num, (size_t)n);
             break;
         }
@@ -600,11 +581,15 @@ int lua_getmetatable(lua_State *L, int idx) {
     return 1;
 }
 
-int lua_getiuservalue(lua_State *L, int idx, int n) {
-    State *S = capi_S(L);
+static Userdata *udata_at(State *S, int idx) {
     Value *o = capi_index(S, idx);
     if (o->tt != VT_USERDATA) vm_error(S, "full userdata expected");
-    Userdata *u = o->u.u;
+    return o->u.u;
+}
+
+int lua_getiuservalue(lua_State *L, int idx, int n) {
+    State *S = capi_S(L);
+    Userdata *u = udata_at(S, idx);
     if (n <= 0 || n > u->h.flags) {
         capi_push(S, vm_nil());
         return LUA_TNONE;
@@ -679,15 +664,6 @@ void lua_rawsetp(lua_State *L, int idx, const void *p) {
     S->top--;
 }
 
-/* The metatable every value of a type without metatables of its own shares, as
- * debug.setmetatable sets it (vm_lib_debug.c): stored at every tag of the type. */
-static void set_type_mt(State *S, uint32_t tt, Table *m) {
-    static const uint32_t same[][2] = {{VT_FALSE, VT_TRUE}, {VT_INT, VT_FLOAT}, {VT_LFUNC, VT_CFUNC}};
-    S->g->type_mt[tt] = m;
-    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        if (same[i][0] == tt || same[i][1] == tt) S->g->type_mt[same[i][0]] = S->g->type_mt[same[i][1]] = m;
-}
-
 int lua_setmetatable(lua_State *L, int objindex) {
     State *S = capi_S(L);
     Value *mtv = &S->top[-1];
@@ -696,22 +672,14 @@ int lua_setmetatable(lua_State *L, int objindex) {
         mt = mtv->u.t;
     else if (mtv->tt != VT_NIL)
         vm_error(S, "table expected");
-    Value *o = capi_index(S, objindex);
-    if (o->tt == VT_TABLE || o->tt == VT_USERDATA)
-        vm_gc_setmetatable(S, o, mt); /* __mode, __gc */
-    else if (o->tt == VT_STR)
-        S->g->string_mt = mt;
-    else
-        set_type_mt(S, o->tt, mt);
+    vm_setmetatable_any(S, capi_index(S, objindex), mt);
     S->top--;
     return 1;
 }
 
 int lua_setiuservalue(lua_State *L, int idx, int n) {
     State *S = capi_S(L);
-    Value *o = capi_index(S, idx);
-    if (o->tt != VT_USERDATA) vm_error(S, "full userdata expected");
-    Userdata *u = o->u.u;
+    Userdata *u = udata_at(S, idx);
     int ok = 1;
     if (n <= 0 || n > u->h.flags)
         ok = 0;
