@@ -66,6 +66,7 @@ print("yield end", co("resumed again"))
 print("main yieldable", ct.isyieldable())
 
 print("gc", ct.gc())
+print("bench functions", ct.noop(1, 2), ct.add(40, 2), pcall(ct.add, 1))
 print("debug", ct.debug(function() end))
 
 do
