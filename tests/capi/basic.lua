@@ -66,6 +66,13 @@ print("yield end", co("resumed again"))
 print("main yieldable", ct.isyieldable())
 
 print("gc", ct.gc())
+do
+  local u1, u2 = 1, 2
+  local function f(a, b) return u1, u2 end
+  local function g() return u1 end
+  print("misc", ct.misc(f, g))
+  print("misc upvalues", f())
+end
 print("bench functions", ct.noop(1, 2), ct.add(40, 2), pcall(ct.add, 1))
 print("debug", ct.debug(function() end))
 

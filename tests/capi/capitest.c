@@ -4,6 +4,7 @@
  * the Lua side prints it; nothing printed may depend on addresses or hash order. */
 #include <lua5.4/lauxlib.h>
 #include <lua5.4/lua.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -499,6 +500,54 @@ static int t_toclose(lua_State *L) {
     return 1;
 }
 
+/* the rest of the API: upvalue identity and joining, setupvalue, parameter names, setlocal,
+ * tocfunction, tothread, resetthread, loadfilex, fileresult, execresult, callmeta,
+ * warning, atpanic, hook queries, setcstacklimit */
+static int t_misc(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION); /* function(a, b) with upvalues u1, u2 */
+    luaL_checktype(L, 2, LUA_TFUNCTION); /* another closure over the same u1 */
+    int top = lua_gettop(L);
+    lua_pushboolean(L, lua_upvalueid(L, 1, 1) == lua_upvalueid(L, 2, 1));
+    lua_pushboolean(L, lua_upvalueid(L, 1, 2) == lua_upvalueid(L, 2, 1));
+    lua_pushstring(L, "set by C");
+    const char *uname = lua_setupvalue(L, 1, 2);
+    lua_pushstring(L, uname ? uname : "(null)");
+    lua_upvaluejoin(L, 1, 2, 2, 1); /* f's 2nd upvalue is now g's 1st */
+    lua_pushboolean(L, lua_upvalueid(L, 1, 2) == lua_upvalueid(L, 2, 1));
+    lua_pushvalue(L, 1);
+    const char *p1 = lua_getlocal(L, NULL, 1);
+    lua_pushvalue(L, 1);
+    const char *p3 = lua_getlocal(L, NULL, 3);
+    lua_pushfstring(L, "params %s %s", p1, p3 ? p3 : "(none)");
+    lua_pushboolean(L, lua_tocfunction(L, lua_upvalueindex(0) - 1) == NULL);
+    lua_getglobal(L, "print");
+    lua_pushboolean(L, lua_tocfunction(L, -1) != NULL && lua_tocfunction(L, 1) == NULL);
+    lua_remove(L, -2);
+    lua_State *co = lua_newthread(L);
+    lua_pushboolean(L, lua_tothread(L, -1) == co && lua_tothread(L, 1) == NULL);
+    lua_pushboolean(L, lua_resetthread(co) == LUA_OK);
+    lua_remove(L, -3);
+    int st = luaL_loadfilex(L, "no/such/file.lua", NULL);
+    lua_pushinteger(L, st);
+    errno = ENOENT;
+    int n = luaL_fileresult(L, 0, "thefile");
+    lua_pop(L, n - 1); /* keep the message */
+    luaL_fileresult(L, 1, NULL);
+    n = luaL_execresult(L, 3 << 8); /* an exit status of 3 */
+    lua_pushfstring(L, "%s %d", lua_tostring(L, -2), (int)lua_tointeger(L, -1));
+    lua_remove(L, -2), lua_remove(L, -2), lua_remove(L, -2);
+    lua_pushboolean(L, n == 3);
+    lua_warning(L, "a warning nobody sees (warnings are off)", 0);
+    lua_CFunction old = lua_atpanic(L, t_misc);
+    lua_atpanic(L, old);
+    lua_pushinteger(L, lua_gethookmask(L) * 100 + lua_gethookcount(L));
+    lua_pushboolean(L, lua_gethook(L) == NULL);
+    lua_createtable(L, 0, 0);
+    lua_pushboolean(L, luaL_callmeta(L, -1, "__tostring"));
+    lua_remove(L, -2);
+    return lua_gettop(L) - top;
+}
+
 /* the benchmark's trivial functions (bench/capi/) */
 static int t_noop(lua_State *L) {
     (void)L;
@@ -516,7 +565,7 @@ static const luaL_Reg funcs[] = {
     {"calls", t_calls},     {"error", t_error},       {"registry", t_registry}, {"buffer", t_buffer},
     {"load", t_load},       {"coro", t_coro},         {"yielder", yielder},   {"yielder_k", yielder_k},
     {"isyieldable", t_isyieldable}, {"gc", t_gc},     {"debug", t_debug},     {"toclose", t_toclose},
-    {"noop", t_noop},       {"add", t_add},           {"placeholder", NULL},  {NULL, NULL}};
+    {"misc", t_misc},       {"noop", t_noop},       {"add", t_add},           {"placeholder", NULL},  {NULL, NULL}};
 
 static const luaL_Reg counter_methods[] = {
     {"inc", counter_inc}, {"get", counter_get}, {"uv", counter_uv}, {NULL, NULL}};

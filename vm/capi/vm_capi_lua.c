@@ -713,10 +713,13 @@ void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFun
 
 int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext ctx, lua_KFunction k) {
     (void)ctx;
-    (void)k;
     State *S = capi_S(L);
     ptrdiff_t ef = errfunc == 0 ? 0 : vm_savestack(S, capi_index(S, errfunc));
-    return vm_pcall_msgh(S, nargs, nresults, ef);
+    if (k == NULL) return vm_pcall_msgh(S, nargs, nresults, ef);
+    /* with a continuation the call may yield (see lua_callk) */
+    int status = vm_pcall_value(S, S->top - nargs - 1, nresults, ef, true);
+    if (nresults == LUA_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
+    return status;
 }
 
 typedef struct LoadAcc {
@@ -1103,10 +1106,9 @@ int lua_getinfo(lua_State *L, const char *what, lua_Debug *ar) {
 const char *lua_getlocal(lua_State *L, const lua_Debug *ar, int n) {
     State *S = capi_S(L);
     if (ar == NULL) {
+        /* parameters of the function on the top, which stays there (as in lua5.4) */
         Value *f = &S->top[-1];
-        const char *name = f->tt == VT_LFUNC ? vm_paramname(f->u.lf->p, n) : NULL;
-        S->top--;
-        return name;
+        return f->tt == VT_LFUNC ? vm_paramname(f->u.lf->p, n) : NULL;
     }
     Value *pos = NULL;
     const char *name = vm_findlocal(S, (CallInfo *)(void *)ar->i_ci, n, &pos);
