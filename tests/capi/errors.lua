@@ -21,6 +21,13 @@ warn("@on")
 local inner = function() return ct.error("checkint", "x") end
 print(pcall(ct.calls, function(a) if type(a) == "string" then inner() end return 1 end))
 print(select("#", pcall(cjson.decode, "[")))
+-- yields across C functions: refused where lua5.4 refuses them
+print(coroutine.resume(coroutine.create(function() ct.calls(function() coroutine.yield(1) end) end)))
+print(coroutine.resume(coroutine.create(function() return ct.yielder(3) end)))
+print(pcall(ct.yielder, 1))
+print(pcall(coroutine.wrap(function()
+  return lpeg.match(lpeg.Cmt(1, function() coroutine.yield("in cmt") return true end), "x")
+end)))
 local function level2() ct.error("argerror") end
 local function level1() level2() end
 level1()

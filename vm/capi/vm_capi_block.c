@@ -12,12 +12,16 @@
  * address lies in a library vm_capi_loadfunc opened) waits through vm_iowait
  * (vm/threads/vm_iowait.h): a blocking region under native threads, a poll-and-sleep loop
  * on the green scheduler under green threads, so the carrier runs other green threads.
- * Every other caller (the runtime itself, libgc, libc) goes straight to libc's function.
+ * Every other caller (the runtime itself, libgc, libc) goes straight to libc's function,
+ * after a check of its return address against the modules' address ranges.
  *
  * Rejected: wrapping every C function of a module in a blocking region (the function
  * touches the heap through the API between its waits; the region's rule is "no Values");
  * patching LuaSocket's io layer (modules are used unmodified). */
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -36,32 +40,64 @@ extern int __nanosleep(const struct timespec *req, struct timespec *rem);
 
 _Thread_local State *capi_running;
 
-/* Load addresses of the libraries opened for C modules (at most MAX_MODULES are watched;
- * more still load, their waits then behave as plain libc calls). Appended under the
- * loader's lock, read without one: an entry is written before the count that covers it
- * (release/acquire). */
+/* Address ranges of the libraries opened for C modules (their loaded segments; at most
+ * MAX_MODULES are watched: more still load, their waits then behave as plain libc calls).
+ * Appended under the package library's use (any thread), read without a lock by every
+ * intercepted call: an entry is written before the count that covers it (release/acquire),
+ * and a range check costs a few compares, so the runtime's own nanosleeps (CAB back-off,
+ * analyzer idling), which bind to the wrappers too, pay almost nothing. */
 #define MAX_MODULES 64
-static void *module_base[MAX_MODULES];
+typedef struct ModRange {
+    uintptr_t lo, hi;
+} ModRange;
+static ModRange module_range[MAX_MODULES];
 static int nmodules;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct FindRange {
+    uintptr_t base;
+    ModRange r;
+} FindRange;
+
+static int range_of(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size;
+    FindRange *f = arg;
+    if ((uintptr_t)info->dlpi_addr != f->base) return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t s = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+        if (s < lo) lo = s;
+        if (s + ph->p_memsz > hi) hi = s + ph->p_memsz;
+    }
+    f->r.lo = lo;
+    f->r.hi = hi;
+    return 1;
+}
 
 void capi_block_watch(void *sym) {
     Dl_info info;
     if (sym == NULL || dladdr(sym, &info) == 0) return;
+    FindRange f = {(uintptr_t)info.dli_fbase, {0, 0}};
+    if (!dl_iterate_phdr(range_of, &f) || f.r.lo >= f.r.hi) return;
+    /* a plain mutex, held for a few instructions, never across an allocation or a poll */
+    pthread_mutex_lock(&watch_lock);
     int n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        if (module_base[i] == info.dli_fbase) return;
-    if (n == MAX_MODULES) return;
-    module_base[n] = info.dli_fbase;
-    __atomic_store_n(&nmodules, n + 1, __ATOMIC_RELEASE);
+    bool known = false;
+    for (int i = 0; i < n; i++) known |= module_range[i].lo == f.r.lo;
+    if (!known && n < MAX_MODULES) {
+        module_range[n] = f.r;
+        __atomic_store_n(&nmodules, n + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&watch_lock);
 }
 
 static bool from_module(void *ret) {
     int n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
-    if (n == 0) return false;
-    Dl_info info;
-    if (dladdr(ret, &info) == 0) return false;
+    uintptr_t a = (uintptr_t)ret;
     for (int i = 0; i < n; i++)
-        if (module_base[i] == info.dli_fbase) return true;
+        if (a >= module_range[i].lo && a < module_range[i].hi) return true;
     return false;
 }
 

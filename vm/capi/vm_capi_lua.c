@@ -709,16 +709,23 @@ void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFun
         vm_call_yieldable_from_c(S, nargs, nresults);
     else
         vm_call(S, nargs, nresults);
+    /* a green thread may have moved to another carrier during the call: the wait that may
+     * follow looks for its state in this native thread's slot (vm_capi_block.c) */
+    capi_running = S;
 }
 
 int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext ctx, lua_KFunction k) {
     (void)ctx;
     State *S = capi_S(L);
     ptrdiff_t ef = errfunc == 0 ? 0 : vm_savestack(S, capi_index(S, errfunc));
-    if (k == NULL) return vm_pcall_msgh(S, nargs, nresults, ef);
-    /* with a continuation the call may yield (see lua_callk) */
-    int status = vm_pcall_value(S, S->top - nargs - 1, nresults, ef, true);
-    if (nresults == LUA_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
+    int status;
+    if (k == NULL) {
+        status = vm_pcall_msgh(S, nargs, nresults, ef);
+    } else { /* with a continuation the call may yield (see lua_callk) */
+        status = vm_pcall_value(S, S->top - nargs - 1, nresults, ef, true);
+        if (nresults == LUA_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
+    }
+    capi_running = S; /* as in lua_callk */
     return status;
 }
 
