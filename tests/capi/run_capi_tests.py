@@ -2,7 +2,8 @@
 """C modules under tandem against lua5.4 (tests/capi/README.md).
 
 Every <name>.lua here runs under lua5.4 once and under tandem in each configuration of
-CONFIGS (plain, -Xgc.stress, green threads on one and two carriers, the JIT): stdout, stderr
+CONFIGS (plain, -Xgc.stress, green threads on one and two carriers, the JIT, a concurrent
+call-graph profile written away): stdout, stderr
 and the exit status must equal lua5.4's, with addresses ("0x...") and the program name
 before an uncaught error's message written alike. lua5.4 must exit 0 unless a <name>.fails
 file says the program ends with an error on purpose. A program with a
@@ -25,6 +26,7 @@ CONFIGS = [
     ["-Xthreads=green", "-Xcarriers=1"],
     ["-Xthreads=green", "-Xcarriers=2", "-Xgc.stress=50"],
     ["-Xjit=on"],
+    ["-Xprofile=callgraph", "-Xprofile.out=/dev/null"],
 ]
 ADDR = re.compile(r"0x[0-9a-f]+")
 DEBIAN_CPATH = ("/usr/local/lib/lua/5.4/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so;"
