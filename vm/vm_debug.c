@@ -304,26 +304,33 @@ _Noreturn void vm_forerror(State *S, const Value *v, const char *what) {
  * Function names and tracebacks
  * ====================================================================== */
 
-/* Look for [f] among the fields of the loaded libraries ("string.rep", "print"). */
+/* Look for [f] among the fields of the loaded libraries ("string.rep", "print"). A function
+ * reachable under several names (a C module loaded as "socket.core" and again, the same
+ * table, as "socket") gets the shortest: lua5.4 takes the first its hash traversal meets,
+ * which no other table layout reproduces; the shortest is the module's public name. */
 static bool libname(State *S, const Value *f, char *buf, size_t size) {
     Table *loaded = S->g->loaded;
     if (loaded == NULL) return false;
     Value k = vm_nil(), v;
+    size_t best = SIZE_MAX;
     /* Traversal without allocation: vm_table_next only raises on a bad key. */
     while (vm_table_next(S, loaded, &k, &v)) {
         if (v.tt != VT_TABLE || k.tt != VT_STR) continue;
         Value k2 = vm_nil(), v2;
         while (vm_table_next(S, v.u.t, &k2, &v2)) {
             if (k2.tt == VT_STR && v2.tt == f->tt && v2.u.p == f->u.p) {
-                if (strcmp(k.u.s->data, "_G") == 0)
+                bool global = strcmp(k.u.s->data, "_G") == 0;
+                size_t len = global ? k2.u.s->len : k.u.s->len + 1 + k2.u.s->len;
+                if (len >= best) continue;
+                best = len;
+                if (global)
                     snprintf(buf, size, "function '%s'", k2.u.s->data);
                 else
                     snprintf(buf, size, "function '%s.%s'", k.u.s->data, k2.u.s->data);
-                return true;
             }
         }
     }
-    return false;
+    return best != SIZE_MAX;
 }
 
 /* How [caller] called the frame above it (lua5.4's funcnamefromcall): a hook, the calling

@@ -87,6 +87,14 @@ Table *vm_getmetatable(State *S, const Value *v);            /* raw metatable or
 /* Metafield [event] ("__tostring", ...) of v's metatable; nil when absent. */
 Value vm_getmetafield(State *S, const Value *v, const char *event);
 
+/* UTF-8 (lua5.4's extended, up to 2^31) encoding of [x] into [buf] (at least 8 bytes);
+ * returns the length (vm_lib_utf8.c; lua_pushfstring's %U uses it too). */
+int vm_utf8_encode(char *buf, uint32_t x);
+/* The metatable of [o] as debug.setmetatable and lua_setmetatable set it: a table's or a
+ * full userdata's own (with __mode and __gc, vm_gc_setmetatable), else the one every value
+ * of o's type shares (vm_lib_debug.c). */
+void vm_setmetatable_any(State *S, const Value *o, Table *mt);
+
 /* ---- globals and libraries ------------------------------------------------------------ */
 typedef struct LibReg {
     const char *name;

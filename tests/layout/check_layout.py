@@ -16,7 +16,7 @@ import re
 import sys
 
 # folder -> the folders its files may include (itself always).
-VM_ROOMS = ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/lib", "vm/prof"]
+VM_ROOMS = ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/lib", "vm/prof", "vm/capi"]
 ALLOWED = {
     "events": [],
     "gc": [],
@@ -26,7 +26,8 @@ ALLOWED = {
     "vm/compiler": ["vm", "gc"],
     "vm/bytecode": ["vm", "vm/compiler", "gc"],
     "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events"],
-    "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "gc"],
+    "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "vm/capi", "gc"],
+    "vm/capi": ["vm", "vm/threads", "gc"],
     "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events"],
     "jit": VM_ROOMS + ["gc", "cab", "profilers", "events"],
     "cli": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],

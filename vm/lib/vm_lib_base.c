@@ -7,6 +7,7 @@
 
 #include "gc_api.h"
 #include "vm_bytecode.h"
+#include "vm_capi.h"
 #include "vm_gc.h"
 #include "vm_lib.h"
 #include "vm_prof.h"
@@ -21,7 +22,7 @@
 
 /* package.path and package.cpath: lua5.4's defaults on Debian (x86-64), so that modules
  * installed for lua5.4 (/usr/share/lua/5.4) are found and "module not found" messages
- * match it line for line. Nothing is loaded from cpath yet (see searcher_c). */
+ * match it line for line. C libraries load through vm/capi/ (searcher_c). */
 #define DEFAULT_PATH                                                                      \
     "/usr/local/share/lua/5.4/?.lua;/usr/local/share/lua/5.4/?/init.lua;"                \
     "/usr/local/lib/lua/5.4/?.lua;/usr/local/lib/lua/5.4/?/init.lua;"                    \
@@ -30,11 +31,14 @@
     "/usr/local/lib/lua/5.4/?.so;/usr/lib/x86_64-linux-gnu/lua/5.4/?.so;"                 \
     "/usr/lib/lua/5.4/?.so;/usr/local/lib/lua/5.4/loadall.so;./?.so"
 
-/* What a lua5.4 built without dynamic library support (no LUA_DL_*) says when asked to
- * load a C library, and the third result of package.loadlib that goes with it. Tandem
- * cannot load C code yet, so it answers as that lua5.4 does. */
-#define DLMSG "dynamic libraries not enabled; check your Lua installation"
-#define DLFAIL "absent"
+/* The third result of a failed package.loadlib: the library could not be opened, or the
+ * function was not found in it (lua5.4's LIB_FAIL and "init"). */
+#define LIB_FAIL "open"
+#define INIT_FAIL "init"
+/* vm_capi_loadfunc's "function not found" (lua5.4's ERRFUNC). */
+#define ERRFUNC 2
+/* In a module name, what comes before this mark is left out of the luaopen_ name (LUA_IGMARK). */
+#define IGMARK '-'
 
 /* print builds each line on the C stack when it fits, so that the common case allocates
  * nothing; longer lines go through one GC leaf block. */
@@ -669,8 +673,8 @@ void vm_open_base(State *S) {
 /* {====================================================================
  * package and require
  * =====================================================================
- * package.searchers holds the preload searcher and the Lua-file searcher (there are no C
- * modules); require walks it exactly as lua5.4 does, so programs may add searchers. Both
+ * package.searchers holds lua5.4's four searchers (preload, Lua file, C library, C root;
+ * C libraries open through vm/capi/); require walks it exactly as lua5.4 does, so programs may add searchers. Both
  * searchers and require keep the package table as upvalue 1 (lua5.4 keeps it the same way,
  * so replacing the global 'package' does not change where require looks). */
 
@@ -811,23 +815,49 @@ static int searcher_lua(State *S) {
 }
 
 /* searchers[3] and [4]: C libraries along package.cpath (for the whole name, then for its
- * root before the first dot). Tandem cannot load C code yet: these searchers exist so that
- * the "module not found" message lists what lua5.4 lists; a C library that is found is
- * reported as lua5.4 without dynamic libraries reports it (DLMSG). */
-static int search_clib(State *S, const char *name, const char *modname) {
+ * root before the first dot), opened through the C API room (vm/capi/), as lua5.4's
+ * searcher_C and searcher_Croot. */
+
+/* Push the open function of module [modname] from [filename]: luaopen_<name> with dots
+ * as '_', trying first the part before a '-' mark (lua5.4's loadfunc). Returns
+ * vm_capi_loadfunc's status (0: the function is pushed; else a message is). */
+static int loadfunc(State *S, const char *filename, const char *modname) {
+    char *name = vm_pushcstr(S, modname)->data;
+    for (char *p = name; *p; p++)
+        if (*p == '.') *p = '_'; /* a fresh string nobody else sees yet */
+    const char *mark = strchr(name, IGMARK);
+    if (mark != NULL) {
+        String *open = vm_pushfstring(S, "luaopen_%.*s", (int)(mark - name), name);
+        int stat = vm_capi_loadfunc(S, filename, open->data);
+        if (stat != ERRFUNC) return stat;
+        name = (char *)mark + 1; /* else the old-style name */
+    }
+    String *open = vm_pushfstring(S, "luaopen_%s", name);
+    return vm_capi_loadfunc(S, filename, open->data);
+}
+
+/* The searcher's error for a library that is there but does not load. */
+_Noreturn static void load_error(State *S, const char *modname, const char *filename) {
+    const Value *msg = vm_at(S, vm_gettop(S));
+    vm_error_value(S, vm_str(vm_pushfstring(S, "error loading module '%s' from file '%s':\n\t%s", modname,
+                                            filename, vm_isstr(msg) ? msg->u.s->data : "?")));
+}
+
+static String *find_clib(State *S, const char *name, String **notfound) {
     Table *pkg = package_table(S);
     Value cpath = field_of(S, pkg, "cpath");
     if (!vm_isstr(&cpath)) vm_error(S, "'package.cpath' must be a string");
-    String *notfound = NULL;
-    String *filename = search_path(S, name, cpath.u.s->data, ".", "/", &notfound);
-    if (filename == NULL) return push1(S, vm_str(notfound));
-    vm_error_value(S, vm_str(vm_pushfstring(S, "error loading module '%s' from file '%s':\n\t%s",
-                                            modname, filename->data, DLMSG)));
+    return search_path(S, name, cpath.u.s->data, ".", "/", notfound);
 }
 
 static int searcher_c(State *S) {
     const char *name = vm_check_string(S, 1)->data;
-    return search_clib(S, name, name);
+    String *notfound = NULL;
+    String *filename = find_clib(S, name, &notfound);
+    if (filename == NULL) return push1(S, vm_str(notfound));
+    if (loadfunc(S, filename->data, name) != 0) load_error(S, name, filename->data);
+    vm_push(S, vm_str(filename));
+    return 2;
 }
 
 static int searcher_croot(State *S) {
@@ -835,17 +865,29 @@ static int searcher_croot(State *S) {
     const char *dot = strchr(name, '.');
     if (dot == NULL) return 0;
     String *root = vm_string_new(S, name, (size_t)(dot - name));
-    return search_clib(S, root->data, name);
+    String *notfound = NULL;
+    String *filename = find_clib(S, root->data, &notfound);
+    if (filename == NULL) return push1(S, vm_str(notfound));
+    int stat = loadfunc(S, filename->data, name);
+    if (stat != 0) {
+        if (stat != ERRFUNC) load_error(S, name, filename->data);
+        vm_pushfstring(S, "no module '%s' in file '%s'", name, filename->data);
+        return 1;
+    }
+    vm_push(S, vm_str(filename));
+    return 2;
 }
 
-/* package.loadlib(path, funcname): nil, DLMSG, "absent" (see DLMSG) once both arguments
- * are checked, as lua5.4 without dynamic libraries answers for any library. */
+/* package.loadlib(path, funcname): the function, or fail, the message and where it failed
+ * ("open" or "init"), as lua5.4. */
 static int pkg_loadlib(State *S) {
-    vm_check_string(S, 1);
-    vm_check_string(S, 2);
+    const char *path = vm_check_string(S, 1)->data;
+    const char *init = vm_check_string(S, 2)->data;
+    int stat = vm_capi_loadfunc(S, path, init);
+    if (stat == 0) return 1;
     vm_pushnil(S);
-    vm_pushcstr(S, DLMSG);
-    vm_pushcstr(S, DLFAIL);
+    vm_insert(S, vm_gettop(S) - 1);
+    vm_pushcstr(S, stat == ERRFUNC ? INIT_FAIL : LIB_FAIL);
     return 3;
 }
 

@@ -236,17 +236,19 @@ static void set_type_mt(State *S, ValueTag tt, Table *m) {
 /* debug.setmetatable(value, mt): a table's or a full userdata's own metatable, or the one
  * every value of the type shares (strings, numbers, booleans, nil, functions, threads,
  * light userdata). */
+void vm_setmetatable_any(State *S, const Value *o, Table *mt) {
+    if (o->tt == VT_TABLE || o->tt == VT_USERDATA)
+        vm_gc_setmetatable(S, o, mt); /* __mode, __gc */
+    else if (o->tt == VT_STR)
+        S->g->string_mt = mt;
+    else
+        set_type_mt(S, o->tt, mt);
+}
+
 static int db_setmetatable(State *S) {
     const Value *mt = vm_at(S, 2);
     if (!vm_isnil(mt) && mt->tt != VT_TABLE) vm_type_error(S, 2, "nil or table");
-    Value *v = vm_at(S, 1);
-    Table *m = vm_isnil(mt) ? NULL : mt->u.t;
-    if (v->tt == VT_TABLE || v->tt == VT_USERDATA)
-        vm_gc_setmetatable(S, v, m); /* __mode, __gc */
-    else if (v->tt == VT_STR)
-        S->g->string_mt = m;
-    else
-        set_type_mt(S, v->tt, m);
+    vm_setmetatable_any(S, vm_at(S, 1), vm_isnil(mt) ? NULL : mt->u.t);
     vm_settop(S, 1);
     return 1;
 }

@@ -33,8 +33,7 @@ static const char *utf8_decode(const char *s, uint32_t *val, bool strict) {
     return s + 1;
 }
 
-/* Encode x into buf (at least 8 bytes); returns the length. */
-static int utf8_encode(char *buf, uint32_t x) {
+int vm_utf8_encode(char *buf, uint32_t x) {
     if (x < 0x80) {
         buf[0] = (char)x;
         return 1;
@@ -117,7 +116,7 @@ static int u_char(State *S) {
     for (int i = 1; i <= n; i++) {
         vm_Integer code = vm_check_integer(S, i);
         if ((vm_Unsigned)code > MAXUTF) vm_arg_error(S, i, "value out of range");
-        len += (size_t)utf8_encode(buf + len, (uint32_t)code);
+        len += (size_t)vm_utf8_encode(buf + len, (uint32_t)code);
     }
     vm_pushstr(S, buf, len);
     return 1;

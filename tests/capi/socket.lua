@@ -1,0 +1,52 @@
+-- lua-socket (Debian's socket/core.so and socket.lua) in one thread: a TCP echo on the
+-- loopback address (the connect completes against the listen backlog), receive patterns,
+-- timeouts, select, sleep, errors, as lua5.4 runs it.
+local socket = require "socket"
+print(type(socket._VERSION), type(socket.gettime()))
+local server = assert(socket.bind("127.0.0.1", 0))
+local ip, port = server:getsockname()
+print(ip, type(port))
+server:settimeout(2)
+local client = assert(socket.connect("127.0.0.1", port))
+local conn = assert(server:accept())
+print(tostring(client):match("^tcp{client}"), tostring(server):match("^tcp{server}"))
+client:settimeout(2)
+conn:settimeout(2)
+for _, line in ipairs{"hello", "", "a longer line with spaces", string.rep("x", 10000)} do
+  assert(client:send(line .. "\n"))
+  local got = assert(conn:receive("*l"))
+  assert(conn:send(got:upper() .. "\n"))
+  local echo = client:receive()
+  print(#echo, echo:sub(1, 30))
+end
+client:send("12345abcdef")
+print(conn:receive(5), conn:receive(3))
+client:send("tail")
+client:shutdown("send")
+print(conn:receive("*a"))
+-- a timeout: nothing to read
+conn:settimeout(0.05)
+print(conn:receive())
+print(client:receive(1))
+-- select: the server is readable once a second client connects
+local c2 = assert(socket.connect("127.0.0.1", port))
+local r = socket.select({server}, nil, 1)
+print(#r, r[1] == server)
+local conn2 = server:accept()
+c2:close()
+conn2:settimeout(1)
+print(conn2:receive())
+conn2:close()
+local t0 = socket.gettime()
+socket.sleep(0.05)
+print(socket.gettime() - t0 >= 0.04)
+print(socket.select(nil, nil, 0.01))
+-- errors
+print(socket.connect("127.0.0.1", 1))
+print(pcall(socket.tcp().bind, "x"))
+print(select("#", socket.dns.toip("localhost")), (socket.dns.toip("localhost")))
+conn:close()
+client:close()
+server:close()
+print(client:send("x"))
+print(tostring(client):match("^tcp{closed}"))
