@@ -15,14 +15,14 @@
  * FILE's address + k, vm_lib_io.c); the slots library code reads for the program as it
  * iterates (next, pairs' inline loop, ipairs) and the bytes string.byte returns, at their
  * addresses in the string (PROF_NEED_LIBMEM). Locals live in registers and are not cells; the
- * bytes other string functions read (sub, find, patterns) are not counted. A cell's identity is its address, so a table slot that moves (the table
- * grows) is a new cell, and the address of a collected object reused by a new one is the old
- * cell.
+ * bytes other string functions read (sub, find, patterns) are not counted. A cell's identity
+ * is its address, so a table slot that moves (the table grows) is a new cell, and the address
+ * of a collected object reused by a new one is the old cell.
  *
  * Input size, per activation r of thread t (the paper's definitions 1-3):
  *   RMS   the cells r and its descendants read before writing them themselves;
  *   TRMS  RMS plus the induced first accesses: reads of cells written, since r (with its
- *         descendants) last touched them, by another thread of this state (thread-induced)
+ *         descendants) last touched them, by another thread (thread-induced)
  *         or by the io library (external input: EV_INPUT is a write by "the kernel" followed
  *         by the caller's read).
  * Both by the read/write timestamping algorithm of the paper's figure 11 (and figure 12 for
@@ -34,12 +34,11 @@
  *
  * Threads and order. The algorithm needs one order over all the accesses it compares. A
  * state consumes one stream, in the stream's order: a native thread, or a carrier with the
- * green threads it runs (EV_THREAD switches). So thread-induced input is seen between the
- * green threads of one carrier (-Xcarriers=1 puts them all on one); writes made by a thread
- * of another stream (another native thread, another carrier) are not seen: they are not
- * ordered with this stream's reads by anything this state knows. Frames of a green thread
- * that moved to this carrier are replayed (EV_FRAME) with unknown starts: they are kept for
- * the stack's shape but never reported.
+ * green threads it runs (EV_THREAD switches). Across streams the order comes from EV_SYNC
+ * numbers (the world, below): counter, wts and every thread's shadow stack and stamps are
+ * shared by the run's states, by thread id, so a green thread that moves to another carrier
+ * keeps its frames (the carrier's EV_FRAME replay of frames already known is ignored; a frame
+ * that began unseen is kept for the stack's shape but never reported).
  *
  * Shadow memory: one open-addressing table of cells for the run (Cell: wts and the tst of
  * the cell's last accessor, 32 bytes an entry at a load factor between 1/4 and 1/2: 64 to 128
