@@ -68,6 +68,8 @@ typedef enum EvKind {
                     operation's own lock, so that a release always has a smaller number than
                     the acquire that sees it; only with PROF_NEED_SYNC. Numbers are dense:
                     an analysis can merge the streams' segments in their order */
+    EV_THREAD_END, /* language thread [thread id] ends (its last event): analyses may free
+                    what they keep for it; only with PROF_NEED_SYNC */
     EV__COUNT
 } EvKind;
 
