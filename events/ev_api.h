@@ -75,6 +75,8 @@ typedef enum EvKind {
                     at 1/2^shift of the configured rate, so each stands for 2^shift of them;
                     the analyses weight their counts by it (shift 0 again when the rate is
                     back up); never produced otherwise */
+    EV_THREAD_END, /* language thread [thread id] ends (its last event): analyses may free
+                    what they keep for it; only with PROF_NEED_SYNC */
     EV__COUNT
 } EvKind;
 

@@ -15,14 +15,14 @@
  * FILE's address + k, vm_lib_io.c); the slots library code reads for the program as it
  * iterates (next, pairs' inline loop, ipairs) and the bytes string.byte returns, at their
  * addresses in the string (PROF_NEED_LIBMEM). Locals live in registers and are not cells; the
- * bytes other string functions read (sub, find, patterns) are not counted. A cell's identity is its address, so a table slot that moves (the table
- * grows) is a new cell, and the address of a collected object reused by a new one is the old
- * cell.
+ * bytes other string functions read (sub, find, patterns) are not counted. A cell's identity
+ * is its address, so a table slot that moves (the table grows) is a new cell, and the address
+ * of a collected object reused by a new one is the old cell.
  *
  * Input size, per activation r of thread t (the paper's definitions 1-3):
  *   RMS   the cells r and its descendants read before writing them themselves;
  *   TRMS  RMS plus the induced first accesses: reads of cells written, since r (with its
- *         descendants) last touched them, by another thread of this state (thread-induced)
+ *         descendants) last touched them, by another thread (thread-induced)
  *         or by the io library (external input: EV_INPUT is a write by "the kernel" followed
  *         by the caller's read).
  * Both by the read/write timestamping algorithm of the paper's figure 11 (and figure 12 for
@@ -34,19 +34,18 @@
  *
  * Threads and order. The algorithm needs one order over all the accesses it compares. A
  * state consumes one stream, in the stream's order: a native thread, or a carrier with the
- * green threads it runs (EV_THREAD switches). So thread-induced input is seen between the
- * green threads of one carrier (-Xcarriers=1 puts them all on one); writes made by a thread
- * of another stream (another native thread, another carrier) are not seen: they are not
- * ordered with this stream's reads by anything this state knows. Frames of a green thread
- * that moved to this carrier are replayed (EV_FRAME) with unknown starts: they are kept for
- * the stack's shape but never reported.
+ * green threads it runs (EV_THREAD switches). Across streams the order comes from EV_SYNC
+ * numbers (the world, below): counter, wts and every thread's shadow stack and stamps are
+ * shared by the run's states, by thread id, so a green thread that moves to another carrier
+ * keeps its frames (the carrier's EV_FRAME replay of frames already known is ignored; a frame
+ * that began unseen is kept for the stack's shape but never reported).
  *
  * Shadow memory: one open-addressing table of cells for the run (Cell: wts and the tst of
  * the cell's last accessor, 32 bytes an entry at a load factor between 1/4 and 1/2: 64 to 128
  * bytes per cell), and per thread a table (16-byte entries) of its stamps of the cells
- * another thread took over since. The report says the total and the bytes per cell. The
- * tables are freed when the run's last state closes (nothing tells an analysis that a
- * thread ended).
+ * another thread took over since. The report says the total and the bytes per cell. A
+ * thread's stack and stamps are freed when it ends (EV_THREAD_END); the cell table when the
+ * run's last state closes.
  *
  * Hot path: one probe of the cell table per access (two more when the cell's last accessor
  * was another thread); a binary search of the shadow stack on a first access to a cell some
@@ -158,7 +157,7 @@ static inline size_t cell_hash(const Cells *c, uint64_t cell) {
 }
 
 static __attribute__((noinline)) void cells_grow(Cells *c) {
-    size_t cap = c->e ? 2 * (c->mask + 1) : 16384;
+    size_t cap = c->e ? 2 * (c->mask + 1) : 1024; /* 32 KB: small programs stay small */
     Cell *e = calloc(cap, sizeof *e);
     if (e == NULL) prof_oom(WHO);
     Cells nc = {e, cap - 1, c->n, 64u - (unsigned)__builtin_ctzll(cap)};
@@ -213,6 +212,7 @@ typedef struct Thread {
     Shadow tst;   /* cell -> [count] of this thread's latest access, for the cells another
                      thread owns now (Cell) */
     uint64_t clock; /* instructions charged to this thread */
+    int ended;      /* EV_THREAD_END: stack and tst freed; cells it owns keep no stamp for it */
 } Thread;
 
 /* One point: activations of [fid] whose size (TRMS or RMS: [kind]) was [size]. */
@@ -238,6 +238,7 @@ typedef struct InputSize {
     FnTotal *fn;         /* owned; fn[fid] */
     size_t fn_cap;
     uint64_t loads, stores, inputs, unreported; /* events; activations not reported (replayed) */
+    uint64_t ended;      /* threads whose shadow state was freed (EV_THREAD_END) */
     uint64_t cells, shadow_bytes; /* filled at report time: the world's cells and table bytes */
     uint64_t queue_bytes; /* at merge: the capacity the order queues reached (timing-dependent) */
     /* The order across streams (World): */
@@ -426,7 +427,8 @@ static inline void first_access(Thread *t, uint64_t ts, size_t field) {
 /* Thread [t] (index [ti]) takes [e] over from its last accessor: the owner's stamp goes back
  * to the owner's Shadow, and [t]'s own comes out of its Shadow. Returns [t]'s stamp. */
 static __attribute__((noinline)) uint64_t cell_take(Cell *e, Thread *t, uint32_t ti) {
-    if (e->owner != 0) *shadow_at(&world.threads[e->owner - 1].tst, e->cell) = e->tst;
+    if (e->owner != 0 && !world.threads[e->owner - 1].ended)
+        *shadow_at(&world.threads[e->owner - 1].tst, e->cell) = e->tst;
     e->owner = (uint64_t)ti + 1;
     return shadow_get(&t->tst, e->cell);
 }
@@ -471,11 +473,14 @@ static void on_input(InputSize *s, uint64_t cell) {
     on_read(s, cell);
 }
 
-/* Analyses [n] events of [s] that contain no EV_SYNC. world.lock held. */
-static void analyse(InputSize *s, const uint64_t *ev, size_t n) {
+/* Analyses the events of [s] from [ev] up to its first EV_SYNC, and returns that event's
+ * index ([n]: none). One pass: the order check costs nothing on the other events. world.lock
+ * held. */
+static size_t analyse(InputSize *s, const uint64_t *ev, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint64_t e = ev[i];
         switch (ev_kind(e)) {
+        case EV_SYNC: return i;
         case EV_LOAD:
             s->loads++;
             on_read(s, ev_payload(e) & ADDR_MASK);
@@ -501,6 +506,20 @@ static void analyse(InputSize *s, const uint64_t *ev, size_t n) {
             world.count++; /* switchThread */
             s->cur = thread_index(ev_payload(e));
             break;
+        case EV_THREAD_END: {
+            /* Memory is freed when a thread ends: its frames end (as a cut would end them),
+             * its stack and stamps go. Its clock stays (its EV_ICOUNTs are past). */
+            Thread *t = &world.threads[thread_index(ev_payload(e))];
+            while (t->len) frame_end(s, t);
+            free(t->stack);
+            free(t->tst.e);
+            t->stack = NULL;
+            t->cap = 0;
+            t->tst = (Shadow){NULL, 0, 0};
+            t->ended = 1;
+            s->ended++;
+            break;
+        }
         case EV_GAP: /* sampled: the frames' accesses are incomplete from here on */
             for (uint32_t k = 0; k < world.th.n; k++)
                 for (size_t j = 0; j < world.threads[k].len; j++) world.threads[k].stack[j].replayed = 1;
@@ -508,6 +527,7 @@ static void analyse(InputSize *s, const uint64_t *ev, size_t n) {
         default: break;
         }
     }
+    return n;
 }
 
 /* ====================================================================== */
@@ -521,17 +541,12 @@ static size_t run_ordered(InputSize *s, const uint64_t *ev, size_t n) {
         world.count++;
         world.last = s;
     }
-    size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ev_kind(ev[i]) != EV_SYNC) continue;
-        analyse(s, ev + from, i - from);
-        uint64_t seq = ev_payload(ev[i]);
+    for (size_t i = analyse(s, ev, n); i < n; i = i + 1 + analyse(s, ev + i + 1, n - i - 1)) {
+        uint64_t seq = ev_payload(ev[i]); /* ev[i] is an EV_SYNC */
         if (seq > world.next) return i;
         if (seq == world.next) world.next++; /* (below: passed over by drain_all) */
         world.count++;
-        from = i + 1;
     }
-    analyse(s, ev + from, n - from);
     return n;
 }
 
@@ -641,6 +656,7 @@ static void is_merge(void *into, void *from) {
     a->stores += b->stores;
     a->inputs += b->inputs;
     a->unreported += b->unreported;
+    a->ended += b->ended;
     a->queue_bytes += b->queue_bytes;
 }
 
@@ -761,6 +777,8 @@ static void report_text(const InputSize *s, const Row *rows, size_t nrows, FILE 
                  " cells, %" PRIu64 " bytes (%.1f bytes per cell)\n",
             s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes,
             s->cells ? (double)s->shadow_bytes / (double)s->cells : 0.0);
+    if (s->ended)
+        fprintf(out, "  %" PRIu64 " threads ended; their stacks and stamps were freed then\n", s->ended);
     if (s->queue_bytes)
         fprintf(out, "  order queues (events held until an earlier EV_SYNC of another stream came): %" PRIu64 " bytes\n",
                 s->queue_bytes);
@@ -806,6 +824,7 @@ static void fit_json(FILE *out, const char *key, const Row *r, int k) {
 }
 
 /* {..., "cost":"instructions", "loads", "stores", "inputs", "cells", "shadow_bytes", "queue_bytes", "unreported",
+ *  "threads_ended",
  *  "models": [...], "functions": [{"function", "calls", "cost", "trms", "rms", "induced_thread",
  *  "induced_external", "trms_fit": {"model", "a", "b", "r2", "points": [[size, calls, min, mean, max]]},
  *  "rms_fit": {...}}]} in the text's order; sizes and costs are totals over the activations. */
@@ -813,8 +832,8 @@ static void report_json(const InputSize *s, const Row *rows, size_t nrows, FILE 
     prof_json_begin(out, "inputsize", o);
     fprintf(out, ",\"cost\":\"instructions\",\"loads\":%" PRIu64 ",\"stores\":%" PRIu64 ",\"inputs\":%" PRIu64
                  ",\"cells\":%" PRIu64 ",\"shadow_bytes\":%" PRIu64 ",\"queue_bytes\":%" PRIu64
-                 ",\"unreported\":%" PRIu64 ",\"models\":[",
-            s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes, s->queue_bytes, s->unreported);
+                 ",\"unreported\":%" PRIu64 ",\"threads_ended\":%" PRIu64 ",\"models\":[",
+            s->loads, s->stores, s->inputs, s->cells, s->shadow_bytes, s->queue_bytes, s->unreported, s->ended);
     for (int m = 0; m < M__COUNT; m++) {
         if (m) fputc(',', out);
         prof_json_str(out, model_names[m]);

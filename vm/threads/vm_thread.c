@@ -164,6 +164,7 @@ void vm_thread_body(VmThread *t) {
     __atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
     vm_wl_wake_all(&t->ilock, &t->joiners, true);
     vm_prof_sync_emit(seq);
+    if (seq != 0) vm_prof_emit(ev_make(EV_THREAD_END, t->id)); /* its shadow state can go */
     /* A failed thread stays on the all-threads list until it is joined, so that a failure
      * nobody joins is reported when the program ends (vm_threads_shutdown). */
     if (st == VM_OK) vm_thread_forget(t);

@@ -160,6 +160,27 @@ static void test_inputsize_producer_consumer_two_streams(void **state) {
     prof_inputsize.close(ps);
 }
 
+/* A thread that ends (EV_THREAD_END) has its open frames ended and reported, its state
+ * freed; its writes still count as input to the threads that read them later, and a cell it
+ * owned can be taken over. */
+static void test_inputsize_thread_end_frees_and_keeps_wts(void **state) {
+    (void)state;
+    const uint64_t ev[] = {THREAD(1), CALL(1, 1), LOAD(0x500), THREAD(2), CALL(2, 1), STORE(0x500), LOAD(0x600),
+                           EVK(EV_THREAD_END, 2), THREAD(1), LOAD(0x500), LOAD(0x600), RET(1)};
+    void *st = analysed(ev, NEV(ev), 2);
+    Got f = got(st, 1), g = got(st, 2);
+    assert_int_equal(g.calls, 1); /* ended with its thread */
+    assert_int_equal(g.trms, 1);
+    assert_int_equal(f.rms, 2);
+    assert_int_equal(f.trms, 3); /* 0x500 twice (the second written by thread 2), 0x600 */
+    assert_int_equal(f.thr, 1);
+    int rc;
+    char *rep = report_str(&prof_inputsize, st, PROF_JSON, 1.0, &rc);
+    assert_true(contains(rep, "\"threads_ended\":1"));
+    free(rep);
+    prof_inputsize.close(st);
+}
+
 /* Figure 3: n reads of a buffer the kernel refilled each time: RMS 1, TRMS n, all external;
  * the cost is the instruction clock's difference. */
 static void test_inputsize_external_input(void **state) {
@@ -333,6 +354,7 @@ int main(void) {
         cmocka_unit_test(test_inputsize_write_before_read_and_children),
         cmocka_unit_test(test_inputsize_producer_consumer_two_streams),
         cmocka_unit_test(test_inputsize_external_input),
+        cmocka_unit_test(test_inputsize_thread_end_frees_and_keeps_wts),
         cmocka_unit_test(test_inputsize_random_streams_equal_the_naive_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
