@@ -320,6 +320,8 @@ static bool threads_started;
 
 void vm_table_threads_started(void) { __atomic_store_n(&threads_started, true, __ATOMIC_SEQ_CST); }
 
+bool vm_table_threads_have_started(void) { return __atomic_load_n(&threads_started, __ATOMIC_RELAXED); }
+
 /* May this resize free the blocks it replaced? Besides the flag, a safety net: the first
  * native thread that resizes a table is remembered, and a resize on any other native thread
  * means that threads were started without vm_table_threads_started: from then on nothing

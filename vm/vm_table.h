@@ -107,6 +107,9 @@ bool vm_table_next(struct State *S, Table *t, Value *key, Value *val);
  * starts the second language thread, in every thread model; so does anything else that
  * runs VM code on a second native thread. Missing it is a use after free. */
 void vm_table_threads_started(void);
+/* Whether vm_table_threads_started has been called (a relaxed load; vm/capi/ locks C modules
+ * from then on). */
+bool vm_table_threads_have_started(void);
 
 /* Make [t] weak with [mode] (VM_WEAKK | VM_WEAKV, vm_value.h), or ordinary with 0: from
  * then on the collector clears the entries whose weak key or value it frees (vm_gc.c). */

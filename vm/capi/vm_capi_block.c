@@ -101,6 +101,17 @@ static bool from_module(void *ret) {
     return false;
 }
 
+/* A module's wait, without the module lock (vm_capi_lock.c) while it lasts. */
+static int unlocked_wait(VmIoTry try, void *arg, int timeout_ms) {
+    State *S = capi_running;
+    int held = S != NULL ? capi_unlock_all(S) : 0;
+    int r = vm_iowait(S, try, arg, timeout_ms);
+    int err = errno;
+    capi_relock(S, held);
+    errno = err;
+    return r;
+}
+
 /* ---- poll ---------------------------------------------------------------------------- */
 
 typedef struct PollArgs {
@@ -116,7 +127,7 @@ static int try_poll(void *arg, int timeout_ms) {
 int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
     if (!from_module(__builtin_return_address(0))) return __poll(fds, nfds, timeout);
     PollArgs a = {fds, nfds};
-    return vm_iowait(capi_running, try_poll, &a, timeout);
+    return unlocked_wait(try_poll, &a, timeout);
 }
 
 /* ---- select -------------------------------------------------------------------------- */
@@ -147,7 +158,7 @@ int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv) {
         double t = (double)tv->tv_sec * 1000 + (double)tv->tv_usec / 1000;
         ms = t > 1e9 ? 1000000000 : (int)ceil(t);
     }
-    return vm_iowait(capi_running, try_select, &a, ms);
+    return unlocked_wait(try_select, &a, ms);
 }
 
 /* ---- nanosleep ----------------------------------------------------------------------- */
@@ -168,7 +179,7 @@ int nanosleep(const struct timespec *req, struct timespec *rem) {
     if (!from_module(__builtin_return_address(0))) return __nanosleep(req, rem);
     SleepArgs a = {req, rem, true};
     double ms = (double)req->tv_sec * 1000 + (double)req->tv_nsec / 1e6;
-    int r = vm_iowait(capi_running, try_sleep, &a, ms > 1e9 ? 1000000000 : (int)ceil(ms));
+    int r = unlocked_wait(try_sleep, &a, ms > 1e9 ? 1000000000 : (int)ceil(ms));
     if (r < 0) return -1; /* EINTR from the native sleep, rem written */
     if (rem) memset(rem, 0, sizeof *rem);
     return 0;

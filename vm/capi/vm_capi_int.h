@@ -29,6 +29,16 @@ static inline State *capi_S(lua_State *L) {
     capi_running = (State *)(void *)L;
     return (State *)(void *)L;
 }
+/* The module lock (vm_capi_lock.c). The CFunction of every C closure the API makes is
+ * capi_trampoline; the module's function is a light userdata in the hidden slot
+ * upvals[h.extra], after the upvalues the module sees. */
+int capi_trampoline(State *S);
+static inline lua_CFunction capi_fn(const CClosure *cl) {
+    return cl->f == capi_trampoline ? (lua_CFunction)cl->upvals[cl->h.extra].u.p : (lua_CFunction)(void *)cl->f;
+}
+/* Give up every level of the lock this language thread holds (0 if none) / take them back. */
+int capi_unlock_all(State *S);
+void capi_relock(State *S, int n);
 /* Watch the library holding [sym] (a module just opened): its waits go through vm_iowait. */
 void capi_block_watch(void *sym);
 static inline lua_State *capi_L(State *S) { return (lua_State *)(void *)S; }

@@ -297,7 +297,7 @@ lua_Unsigned lua_rawlen(lua_State *L, int idx) {
 
 lua_CFunction lua_tocfunction(lua_State *L, int idx) {
     const Value *o = idx2v(L, idx);
-    return o->tt == VT_CFUNC ? (lua_CFunction)(void *)o->u.cf->f : NULL;
+    return o->tt == VT_CFUNC ? capi_fn(o->u.cf) : NULL;
 }
 
 void *lua_touserdata(lua_State *L, int idx) {
@@ -319,7 +319,7 @@ const void *lua_topointer(lua_State *L, int idx) {
     case VT_LIGHTUD: return o->u.p;
     case VT_CFUNC:
         /* lua5.4 gives a light C function's address; every C function is a closure here */
-        return o->u.cf->h.extra == 0 ? (const void *)o->u.cf->f : o->u.p;
+        return o->u.cf->h.extra == 0 ? (const void *)capi_fn(o->u.cf) : o->u.p;
     default: return vm_iscollectable(o) ? o->u.p : NULL;
     }
 }
@@ -474,7 +474,11 @@ const char *lua_pushfstring(lua_State *L, const char *fmt, ...) {
 
 void lua_pushcclosure(lua_State *L, lua_CFunction fn, int n) {
     State *S = capi_S(L);
-    CClosure *cl = vm_newcfunction(S, (CFunction)(void *)fn, NULL, n);
+    if (n < 0 || n > VM_MAXUPVALS) vm_error(S, "upvalue index too large");
+    /* one hidden slot after the upvalues holds the module's function (vm_capi_lock.c) */
+    CClosure *cl = vm_newcfunction(S, capi_trampoline, NULL, n + 1);
+    cl->h.extra = (uint16_t)n;
+    cl->upvals[n] = vm_lightud((void *)fn);
     S->top -= n;
     for (int i = 0; i < n; i++) cl->upvals[i] = S->top[i];
     capi_push(S, vm_cfunc(cl));
@@ -705,10 +709,12 @@ int lua_setiuservalue(lua_State *L, int idx, int n) {
 void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFunction k) {
     (void)ctx;
     State *S = capi_S(L);
+    int held = capi_unlock_all(S); /* Lua code runs: the module lock is not held there */
     if (k != NULL)
         vm_call_yieldable_from_c(S, nargs, nresults);
     else
         vm_call(S, nargs, nresults);
+    capi_relock(S, held);
     /* a green thread may have moved to another carrier during the call: the wait that may
      * follow looks for its state in this native thread's slot (vm_capi_block.c) */
     capi_running = S;
@@ -719,12 +725,14 @@ int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext 
     State *S = capi_S(L);
     ptrdiff_t ef = errfunc == 0 ? 0 : vm_savestack(S, capi_index(S, errfunc));
     int status;
+    int held = capi_unlock_all(S); /* as in lua_callk */
     if (k == NULL) {
         status = vm_pcall_msgh(S, nargs, nresults, ef);
     } else { /* with a continuation the call may yield (see lua_callk) */
         status = vm_pcall_value(S, S->top - nargs - 1, nresults, ef, true);
         if (nresults == LUA_MULTRET && S->ci->top < S->top) S->ci->top = S->top;
     }
+    capi_relock(S, held);
     capi_running = S; /* as in lua_callk */
     return status;
 }
@@ -777,7 +785,9 @@ int lua_dump(lua_State *L, lua_Writer writer, void *data, int strip) {
 
 int lua_yieldk(lua_State *L, int nresults, lua_KContext ctx, lua_KFunction k) {
     State *S = capi_S(L);
+    int held = capi_unlock_all(S); /* other coroutines of this thread run meanwhile */
     int n = vm_coro_yield(S, nresults); /* comes back here when resumed (own C stack) */
+    capi_relock(S, held);
     if (k != NULL) return k(L, LUA_YIELD, ctx);
     return n; /* the values resume passed are the C function's results */
 }

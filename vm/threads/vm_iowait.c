@@ -14,8 +14,6 @@
 #define NAP_FIRST 50e-6
 #define NAP_MAX 10e-3
 
-static unsigned long stalls;
-
 static double now_sec(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -50,10 +48,7 @@ int vm_iowait(State *S, VmIoTry try, void *arg, int timeout_ms) {
     if (ctx == NULL || __atomic_load_n(&ctx->state, __ATOMIC_RELAXED) != CTX_RUNNING) return try(arg, timeout_ms);
     if (ctx->carrier == NULL || timeout_ms == 0) return blocking(ctx, try, arg, timeout_ms);
     VmThread *t = vm_thread_current();
-    if (t == NULL || S == NULL || S->basestack != &t->gcs) {
-        __atomic_fetch_add(&stalls, 1, __ATOMIC_RELAXED);
-        return blocking(ctx, try, arg, timeout_ms);
-    }
+    if (t == NULL || S == NULL || S->basestack != &t->gcs) return blocking(ctx, try, arg, timeout_ms);
     double deadline = timeout_ms < 0 ? INFINITY : now_sec() + timeout_ms / 1000.0;
     double nap = NAP_FIRST;
     for (;;) {
@@ -65,5 +60,3 @@ int vm_iowait(State *S, VmIoTry try, void *arg, int timeout_ms) {
         nap = fmin(nap * 2, NAP_MAX);
     }
 }
-
-unsigned long vm_iowait_stalls(void) { return __atomic_load_n(&stalls, __ATOMIC_RELAXED); }

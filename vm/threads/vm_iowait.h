@@ -18,12 +18,8 @@ typedef int (*VmIoTry)(void *arg, int timeout_ms);
  *    the green thread sleeps on the scheduler's timer (50 us doubling to 10 ms), so its
  *    carrier runs the other green threads; the wait ends when try() reports something or
  *    the time is up. Without a usable [S] (NULL, or a state of another language thread) the
- *    wait runs in a blocking region of the carrier, which then stalls (counted, see
- *    vm_iowait_stalls).
+ *    wait runs in a blocking region of the carrier, which then stalls.
  * errno after the call is try()'s. */
 int vm_iowait(State *S, VmIoTry try, void *arg, int timeout_ms);
-
-/* Waits of green threads that had to stall their carrier (no usable state), for tests. */
-unsigned long vm_iowait_stalls(void);
 
 #endif

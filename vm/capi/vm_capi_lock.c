@@ -1,0 +1,129 @@
+/* vm_capi_lock.c: the module lock. C modules are written for Lua, where one global state
+ * runs one thread at a time: lua-cjson keeps one encoding buffer per module, LPeg and
+ * others keep statics. Tandem's language threads share one global state and may run in
+ * parallel, so module C functions would race (cjson from four native threads: corrupted
+ * buffers, then SIGSEGV). A module's C function therefore runs holding this lock, owned by a
+ * language thread (recursive), once a second language thread may run
+ * (vm_table_threads_have_started): before that, the call is direct.
+ *
+ * The lock is given up wherever the function lets other code run or waits, and taken back
+ * after: around lua_call/lua_pcall (Lua code may wait for another thread that needs the
+ * lock: a join, a channel), lua_yield (other coroutines of the thread run), and a module's
+ * wait (vm_capi_block.c). Waiting for it goes through vm_iowait: a blocking region under
+ * native threads (the waiter counts as stopped, so a collection proceeds), naps on the green
+ * scheduler under green threads (so a holder that a metamethod's Lua code left preempted on
+ * the same carrier runs and releases it).
+ * Not released: around metamethods that API calls run (lua_gettable's __index, ...): a
+ * module relies on the lock across those calls (cjson's buffer). Lua code run that way must
+ * not wait for another thread that is calling a module function (vm/capi/README.md).
+ *
+ * Errors: every call through the lock is protected (vm_rawrunprotected), so an error that
+ * unwinds out of the function gives the lock up before it goes on unwinding.
+ *
+ * Rejected: one lock per module library (modules call each other through Lua, and lua-socket
+ * is two libraries sharing state through Lua tables: a single lock cannot deadlock); no lock
+ * (what lua5.4's own lua_lock does without a custom build: nothing, because it never runs
+ * two threads in one state). */
+#include <pthread.h>
+
+#include "vm_capi_int.h"
+#include "vm_iowait.h"
+#include "vm_thread.h"
+
+/* The lock word: the owner's language thread id, 0 when free. Taken by a CAS (uncontended:
+ * one atomic operation each way); waiters count themselves in nwait and sleep on mfree under
+ * mlock. Release stores 0 (A) then reads nwait (B); a waiter increments nwait (C) then tries
+ * the CAS (D) before it sleeps, all seq_cst: either B sees C and the releaser signals under
+ * mlock (which the waiter holds from C until it sleeps), or D comes after A and succeeds. */
+static uint64_t owner;
+static int nwait;
+static int depth; /* the owner's nesting (touched by the owner only) */
+static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER; /* only for sleeping and waking */
+static pthread_cond_t mfree = PTHREAD_COND_INITIALIZER;
+
+static bool cas_take(uint64_t me) {
+    uint64_t free_ = 0;
+    return __atomic_compare_exchange_n(&owner, &free_, me, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* Take the free lock for language thread *arg: at once ([timeout_ms] 0: 1 if taken, else 0)
+ * or waiting until it is free (else). Run by vm_iowait: the waiting part inside a blocking
+ * region, where it touches no Values. */
+static int try_take(void *arg, int timeout_ms) {
+    uint64_t me = *(uint64_t *)arg;
+    if (timeout_ms == 0) return cas_take(me);
+    pthread_mutex_lock(&mlock);
+    __atomic_add_fetch(&nwait, 1, __ATOMIC_SEQ_CST);             /* C */
+    while (!cas_take(me)) pthread_cond_wait(&mfree, &mlock);      /* D */
+    __atomic_sub_fetch(&nwait, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&mlock);
+    return 1;
+}
+
+/* Take [n] levels for language thread [me] (whose running state is [S]). */
+static void acquire(State *S, uint64_t me, int n) {
+    if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me) {
+        depth += n;
+        return;
+    }
+    if (!cas_take(me)) vm_iowait(S, try_take, &me, -1);
+    depth = n;
+}
+
+static void release(void) {
+    depth = 0;
+    __atomic_store_n(&owner, 0, __ATOMIC_SEQ_CST);         /* A */
+    if (__atomic_load_n(&nwait, __ATOMIC_SEQ_CST) > 0) {   /* B */
+        pthread_mutex_lock(&mlock);
+        pthread_cond_signal(&mfree);
+        pthread_mutex_unlock(&mlock);
+    }
+}
+
+int capi_unlock_all(State *S) {
+    if (__atomic_load_n(&owner, __ATOMIC_RELAXED) != vm_thread_id(S)) return 0;
+    int n = depth;
+    release();
+    return n;
+}
+
+void capi_relock(State *S, int n) {
+    if (n > 0) acquire(S, vm_thread_id(S), n);
+}
+
+typedef struct LockedCall {
+    lua_CFunction f;
+    int n;
+} LockedCall;
+
+static void call_body(State *S, void *ud) {
+    LockedCall *c = ud;
+    c->n = c->f(capi_L(S));
+}
+
+/* A module function called while threads may run: under the lock, protected so an error
+ * releases it. */
+static int locked_call(State *S, lua_CFunction f) {
+    uint64_t me = vm_thread_id(S);
+    acquire(S, me, 1);
+    LockedCall c = {f, 0};
+    int status = vm_rawrunprotected(S, call_body, &c);
+    if (status != VM_OK) {
+        /* every level of this thread: the error leaves them all (an outer level that
+         * catches it, a lua_pcall of the module, takes its levels back) */
+        if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me) release();
+        vm_throw(S, status);
+    }
+    if (--depth == 0) release();
+    return c.n;
+}
+
+/* The CFunction of every closure lua_pushcclosure makes: the module's function is in the
+ * hidden slot after the upvalues (CAPI_FN). One load and one test before the call while a
+ * single language thread runs. */
+int capi_trampoline(State *S) {
+    CClosure *cl = S->ci->func->u.cf;
+    lua_CFunction f = (lua_CFunction)cl->upvals[cl->h.extra].u.p;
+    if (__builtin_expect(!vm_table_threads_have_started(), 1)) return f(capi_L(S));
+    return locked_call(S, f);
+}
