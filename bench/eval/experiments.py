@@ -47,9 +47,10 @@ PROGRAMS = {
         "fig9": ["mt_pipeline", "mt_work_queue", "mt_shared_hash"],
         "fig10": ["richards", "json"],
         "fig11": ["interp", "json", "richards", "havlak"],
-        # -Xprofile.always against no profiling: the single-threaded suite
+        # -Xprofile.always against no profiling: the single-threaded suite but physics, whose
+        # run at scale 0.2 fails its own check ("cloth over-stretched") without profiling too
         "always": ["interp", "json", "raytrace", "havlak", "richards", "database", "compress", "sudoku",
-                   "textindex", "physics", "spreadsheet", "regex", "astar"],
+                   "textindex", "spreadsheet", "regex", "astar"],
         # more program threads than the machine's two cores; the same work at 4 and 8 threads
         "full": ["mt_parallel_map@4", "mt_parallel_map@8", "mt_shared_hash@4", "mt_shared_hash@8",
                  "mt_work_queue@4", "mt_work_queue@8"],
