@@ -169,7 +169,12 @@ def test_adaptive(tandem, delay, seed, exhaustive):
     levels = {}
     for rate, n in re.findall(r" ([0-9.e-]+)(?: or less)?: (\d+)", a.group(1)):
         levels[round(math.log2(0.5 / float(rate)))] = int(n)
-    check(f"{name}: the rate dropped", any(k > 0 for k in levels), a.group(0))
+    # The rate halves whenever a window is not opened or ends early for want of room
+    # (vm_sample.c, slow_down); it may be back up before the next window opens (the analyzer
+    # caught up meanwhile), so the ticks at lower rates can be 0 on a loaded machine.
+    gaps = re.search(r"windows not opened (\d+), ended early (\d+)", a.group(0))
+    check(f"{name}: the rate dropped", any(k > 0 for k in levels) or
+          (gaps is not None and int(gaps.group(1)) + int(gaps.group(2)) > 0), a.group(0))
     ticks, frac = int(m.group(3)), float(m.group(4))
     doc = th.json_docs(rep)[0]
     actual, sampled = th.items_of(exhaustive, None), th.items_of(doc, None)
