@@ -45,6 +45,9 @@ import sys
 import tandem_harness as th
 
 TIMEOUT_DEFAULT = 60
+# Sanitizer builds run 2-10 times slower (scripts/sanitize.sh sets it to 4): every program's
+# timeout, default or given, is multiplied by $TANDEM_TIMEOUT_SCALE.
+TIMEOUT_SCALE = float(os.environ.get("TANDEM_TIMEOUT_SCALE", "1") or 1)
 # Environment of every test: HOME is always set, and one variable has a
 # known value (tests/programs/os reads both).
 TEST_ENV = dict(os.environ)
@@ -280,7 +283,7 @@ def main():
 
     def job(case):
         topts = case.read_side(".opts") if not oracle_mode else None
-        res = run(prefix, case, opts.timeout, topts.split() if topts else ())
+        res = run(prefix, case, opts.timeout * TIMEOUT_SCALE, topts.split() if topts else ())
         if opts.regen:
             return regen(case, res, exe)
         problems = compare(case, res, exe, oracle=opts.check_oracle)
