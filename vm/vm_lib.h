@@ -94,6 +94,12 @@ int vm_utf8_encode(char *buf, uint32_t x);
  * full userdata's own (with __mode and __gc, vm_gc_setmetatable), else the one every value
  * of o's type shares (vm_lib_debug.c). */
 void vm_setmetatable_any(State *S, const Value *o, Table *mt);
+/* luaL_fileresult: true when [ok]; else nil, "[fname: ]strerror(errno)", errno (errno read
+ * first). Returns the results pushed (vm_lib_os.c; io, os and the C API share it). */
+int vm_file_result(State *S, bool ok, const char *fname);
+/* luaL_execresult's status part for a wait status [stat] from system/pclose: true|nil,
+ * "exit"|"signal", the code. Returns 3 (vm_lib_os.c). */
+int vm_exec_status(State *S, int stat);
 
 /* ---- globals and libraries ------------------------------------------------------------ */
 typedef struct LibReg {

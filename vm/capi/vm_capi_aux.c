@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "vm_capi_int.h"
 #include "vm_debug.h"
@@ -62,36 +61,12 @@ void luaL_checkversion_(lua_State *L, lua_Number ver, size_t sz) {
 }
 
 int luaL_fileresult(lua_State *L, int stat, const char *fname) {
-    int en = errno; /* before anything else can change it */
-    if (stat) {
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    lua_pushnil(L);
-    if (fname)
-        lua_pushfstring(L, "%s: %s", fname, strerror(en));
-    else
-        lua_pushstring(L, strerror(en));
-    lua_pushinteger(L, en);
-    return 3;
+    return vm_file_result(capi_S(L), stat != 0, fname);
 }
 
 int luaL_execresult(lua_State *L, int stat) {
     if (stat != 0 && errno != 0) return luaL_fileresult(L, 0, NULL);
-    const char *what = "exit";
-    if (WIFEXITED(stat)) {
-        stat = WEXITSTATUS(stat);
-    } else if (WIFSIGNALED(stat)) {
-        stat = WTERMSIG(stat);
-        what = "signal";
-    }
-    if (*what == 'e' && stat == 0)
-        lua_pushboolean(L, 1);
-    else
-        lua_pushnil(L);
-    lua_pushstring(L, what);
-    lua_pushinteger(L, stat);
-    return 3;
+    return vm_exec_status(capi_S(L), stat);
 }
 
 /* }==================================================================== */

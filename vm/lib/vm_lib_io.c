@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "vm_lib.h"
 #include "vm_prof.h"
@@ -75,35 +74,10 @@ static Value new_file(State *S, FILE *f, int kind) {
     return vm_userdata(u);
 }
 
-/* luaL_fileresult: true on success; else nil, "[fname: ]reason", errno. */
-static int file_result(State *S, bool ok, const char *fname) {
-    int err = errno;
-    if (ok) {
-        vm_pushbool(S, true);
-        return 1;
-    }
-    vm_pushnil(S);
-    if (fname) vm_pushfstring(S, "%s: %s", fname, strerror(err));
-    else vm_pushcstr(S, strerror(err));
-    vm_pushint(S, err);
-    return 3;
-}
-
-/* luaL_execresult for a pclose/system status. */
+/* luaL_execresult for a pclose status. */
 static int exec_result(State *S, int stat) {
-    if (stat == -1) return file_result(S, false, NULL);
-    const char *what = "exit";
-    if (WIFEXITED(stat)) {
-        stat = WEXITSTATUS(stat);
-    } else if (WIFSIGNALED(stat)) {
-        stat = WTERMSIG(stat);
-        what = "signal";
-    }
-    if (*what == 'e' && stat == 0) vm_pushbool(S, true);
-    else vm_pushnil(S);
-    vm_pushcstr(S, what);
-    vm_pushint(S, stat);
-    return 3;
+    if (stat == -1) return vm_file_result(S, false, NULL);
+    return vm_exec_status(S, stat);
 }
 
 /* Close [p] as its kind requires and push the results of close(). */
@@ -119,7 +93,7 @@ static int aux_close(State *S, LFile *p) {
         return exec_result(S, pclose(f));
     default:
         p->f = NULL;
-        return file_result(S, fclose(f) == 0, NULL);
+        return vm_file_result(S, fclose(f) == 0, NULL);
     }
 }
 
@@ -314,7 +288,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
             }
         }
     }
-    if (ferror(f)) return file_result(S, false, NULL);
+    if (ferror(f)) return vm_file_result(S, false, NULL);
     if (vm_prof_needs & PROF_NEED_INPUT) external_input(f, ok ? n : n - 1);
     if (!ok) {
         vm_pop(S, 1);
@@ -423,7 +397,7 @@ static int write_values(State *S, FILE *f, int first, Value file) {
         }
     }
     funlockfile(f);
-    if (!ok) return file_result(S, false, NULL);
+    if (!ok) return vm_file_result(S, false, NULL);
     vm_push(S, file);
     return 1;
 }
@@ -454,11 +428,11 @@ static int io_close(State *S) {
 
 static int f_flush(State *S) {
     FILE *f = tofile(S);
-    return file_result(S, fflush(f) == 0, NULL);
+    return vm_file_result(S, fflush(f) == 0, NULL);
 }
 
 static int io_flush(State *S) {
-    return file_result(S, fflush(get_iofile(S, IOS_OUTPUT)) == 0, NULL);
+    return vm_file_result(S, fflush(get_iofile(S, IOS_OUTPUT)) == 0, NULL);
 }
 
 /* Index of the option named by the string at [arg] (default [def]) in [names]. */
@@ -477,7 +451,7 @@ static int f_seek(State *S) {
     int op = check_option(S, 2, "cur", names);
     vm_Integer off = vm_opt_integer(S, 3, 0);
     errno = 0;
-    if (fseeko(f, (off_t)off, whence[op]) != 0) return file_result(S, false, NULL);
+    if (fseeko(f, (off_t)off, whence[op]) != 0) return vm_file_result(S, false, NULL);
     vm_pushint(S, (vm_Integer)ftello(f));
     return 1;
 }
@@ -488,7 +462,7 @@ static int f_setvbuf(State *S) {
     FILE *f = tofile(S);
     int op = check_option(S, 2, NULL, names);
     vm_Integer size = vm_opt_integer(S, 3, BUFSIZ);
-    return file_result(S, setvbuf(f, NULL, modes[op], (size_t)size) == 0, NULL);
+    return vm_file_result(S, setvbuf(f, NULL, modes[op], (size_t)size) == 0, NULL);
 }
 
 static int f_tostring(State *S) {
@@ -517,7 +491,7 @@ static int io_open(State *S) {
     const char *mode = ms ? ms->data : "r";
     if (!check_mode(mode)) vm_arg_error(S, 2, "invalid mode");
     FILE *f = fopen(name, mode);
-    if (f == NULL) return file_result(S, false, name);
+    if (f == NULL) return vm_file_result(S, false, name);
     vm_push(S, new_file(S, f, FK_FILE));
     return 1;
 }
@@ -530,14 +504,14 @@ static int io_popen(State *S) {
         vm_arg_error(S, 2, "invalid mode");
     fflush(NULL);
     FILE *f = popen(prog, mode);
-    if (f == NULL) return file_result(S, false, prog);
+    if (f == NULL) return vm_file_result(S, false, prog);
     vm_push(S, new_file(S, f, FK_PIPE));
     return 1;
 }
 
 static int io_tmpfile(State *S) {
     FILE *f = tmpfile();
-    if (f == NULL) return file_result(S, false, NULL);
+    if (f == NULL) return vm_file_result(S, false, NULL);
     vm_push(S, new_file(S, f, FK_FILE));
     return 1;
 }

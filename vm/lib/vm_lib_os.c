@@ -30,7 +30,7 @@ static const char *const date_opts2[] = {"Ec", "EC", "Ex", "EX", "Ey", "EY", "Od
  * ===================================================================== */
 
 /* luaL_fileresult: true on success; else nil, "[fname: ]reason", errno. */
-static int file_result(State *S, bool ok, const char *fname) {
+int vm_file_result(State *S, bool ok, const char *fname) {
     int err = errno;
     if (ok) {
         vm_pushbool(S, true);
@@ -40,6 +40,21 @@ static int file_result(State *S, bool ok, const char *fname) {
     if (fname) vm_pushfstring(S, "%s: %s", fname, strerror(err));
     else vm_pushcstr(S, strerror(err));
     vm_pushint(S, err);
+    return 3;
+}
+
+int vm_exec_status(State *S, int stat) {
+    const char *what = "exit";
+    if (WIFEXITED(stat)) {
+        stat = WEXITSTATUS(stat);
+    } else if (WIFSIGNALED(stat)) {
+        stat = WTERMSIG(stat);
+        what = "signal";
+    }
+    if (*what == 'e' && stat == 0) vm_pushbool(S, true);
+    else vm_pushnil(S);
+    vm_pushcstr(S, what);
+    vm_pushint(S, stat);
     return 3;
 }
 
@@ -226,30 +241,19 @@ static int os_execute(State *S) {
         vm_pushbool(S, stat != 0);
         return 1;
     }
-    if (stat == -1) return file_result(S, false, NULL);
-    const char *what = "exit";
-    if (WIFEXITED(stat)) {
-        stat = WEXITSTATUS(stat);
-    } else if (WIFSIGNALED(stat)) {
-        stat = WTERMSIG(stat);
-        what = "signal";
-    }
-    if (*what == 'e' && stat == 0) vm_pushbool(S, true);
-    else vm_pushnil(S);
-    vm_pushcstr(S, what);
-    vm_pushint(S, stat);
-    return 3;
+    if (stat == -1) return vm_file_result(S, false, NULL);
+    return vm_exec_status(S, stat);
 }
 
 static int os_remove(State *S) {
     const char *name = vm_check_string(S, 1)->data;
-    return file_result(S, remove(name) == 0, name);
+    return vm_file_result(S, remove(name) == 0, name);
 }
 
 static int os_rename(State *S) {
     const char *from = vm_check_string(S, 1)->data;
     const char *to = vm_check_string(S, 2)->data;
-    return file_result(S, rename(from, to) == 0, NULL);
+    return vm_file_result(S, rename(from, to) == 0, NULL);
 }
 
 static int os_tmpname(State *S) {
