@@ -35,6 +35,10 @@ struct CabRing {
                                          consumer side, a release store of NONE gives it
                                          back; everything below in "consumer-private" is
                                          touched only by the holder */
+    uint32_t self_wanted;             /* CAB_FULL_SELF: set by a producer waiting on its full
+                                         ring, cleared when its wait ends; the consumer
+                                         leaves the ring at its next chunk boundary while
+                                         set (a hint, relaxed: [owner] decides) */
 
     /* ---- written by the producer, read by the consumer ---- */
     alignas(CAB_LINE) uint64_t flushed; /* absolute count of events made consumable by the

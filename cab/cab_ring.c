@@ -112,7 +112,11 @@
  *   producer waits as in block mode and tries again.
  *     block:    wait (below).
  *     self:     take the consumer side at once and analyse chunk by chunk until the poll
- *               slot is CLEAR (waiting only while the consumer holds it).
+ *               slot is CLEAR. While the consumer holds it, raise [self_wanted] and wait:
+ *               the consumer gives the ring up at its next chunk boundary and skips it
+ *               until the producer's wait is over, so the producer's own CPU does the
+ *               work, as the policy says, instead of racing the consumer for the short
+ *               gap between two of its chunks.
  *     adaptive: spin as block does; then, at every poll of the wait, analyse itself only if
  *               the consumer is not at this ring and no core is idle (cab_idle_core: the
  *               runnable threads, the producer included, fill every online CPU). A consumer
@@ -384,6 +388,7 @@ static void long_wait(void *arg) {
     LongWait *lw = arg;
     CabRing *r = lw->r;
     long ns = 1000;
+    if (lw->full == CAB_FULL_SELF) __atomic_store_n(&r->self_wanted, 1, __ATOMIC_RELAXED);
     for (int k = 0; load_acq(lw->w) != 0; k++) { /* D: pairs with the consumer's release clear (C) */
         if (lw->full == CAB_FULL_SELF || (lw->full == CAB_FULL_ADAPTIVE && adaptive_self(r)))
             if (self_consume(r, lw->w)) break;
@@ -395,6 +400,7 @@ static void long_wait(void *arg) {
             if (ns < CAB_SLEEP_MAX_NS) ns *= 2;
         }
     }
+    if (lw->full == CAB_FULL_SELF) __atomic_store_n(&r->self_wanted, 0, __ATOMIC_RELAXED);
 }
 
 void cab_wait_zero(CabRing *r, const uint64_t *w) {
@@ -686,6 +692,8 @@ static size_t consume_sampling(CabRing *r, CabConsumeFn fn, void *ctx, size_t ma
 size_t cab_consume(CabRing *r, CabConsumeFn fn, void *ctx, size_t max_chunks) {
     size_t total = 0;
     for (size_t taken = 0; max_chunks == 0 || taken < max_chunks; taken++) {
+        if (__atomic_load_n(&r->self_wanted, __ATOMIC_RELAXED))
+            break; /* the producer of a full ring (self) analyses it: leave it the ring */
         uint32_t none = CAB_OWNER_NONE;
         if (!__atomic_compare_exchange_n(&r->owner, &none, CAB_OWNER_CONSUMER, false, __ATOMIC_ACQUIRE,
                                          __ATOMIC_RELAXED))
