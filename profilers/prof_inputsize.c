@@ -40,16 +40,17 @@
  * keeps its frames (the carrier's EV_FRAME replay of frames already known is ignored; a frame
  * that began unseen is kept for the stack's shape but never reported).
  *
- * Shadow memory: one open-addressing table of cells for the run (Cell: wts and the tst of
- * the cell's last accessor, 32 bytes an entry at a load factor between 1/4 and 1/2: 64 to 128
- * bytes per cell), and per thread a table (16-byte entries) of its stamps of the cells
- * another thread took over since. The report says the total and the bytes per cell. A
- * thread's stack and stamps are freed when it ends (EV_THREAD_END); the cell table when the
- * run's last state closes.
+ * Shadow memory: one shadow of cells for the run (CellE: wts and the tst of the cell's last
+ * accessor, 24 bytes; the aligned cells in pages that mirror the address space, the others
+ * in a hashed table: "Cells" below), and per thread a table (16-byte entries) of its stamps
+ * of the cells another thread took over since. The report says the total and the bytes per
+ * cell. A thread's stack and stamps are freed when it ends (EV_THREAD_END); the cells when
+ * the run's last state closes.
  *
- * Hot path: one probe of the cell table per access (two more when the cell's last accessor
- * was another thread); a binary search of the shadow stack on a first access to a cell some
- * pending ancestor touched; no allocation except when a table grows. */
+ * Hot path: one look at the page cache and one entry per access (two probes more when the
+ * cell's last accessor was another thread); a binary search of the shadow stack on a first
+ * access to a cell some pending ancestor touched; no allocation except when a page is new or
+ * a table grows. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -125,69 +126,138 @@ static inline uint64_t shadow_get(const Shadow *s, uint64_t cell) {
 static size_t shadow_bytes(const Shadow *s) { return s->e ? (s->mask + 1) * sizeof(ShadowEntry) : 0; }
 
 /* ====================================================================== */
-/* Cells: the world's table, one entry per cell anyone touched             */
+/* Cells: the world's shadow of every cell anyone touched                  */
 /* ====================================================================== */
 
 /* wts, and the tst of the thread that touched the cell last (its owner), in one entry, so
  * that an access by the same thread as the last one (nearly all of them: one thread, or
- * threads working on their own data) costs one probe. The other threads' stamps of the cell
- * live in their own Shadow (Thread.tst), written back there when another thread takes the
- * cell over (cell_take). Invariant: a thread's tst of cell c is cells[c].tst if it owns c,
- * else its Shadow's stamp of c (0: never touched). 32 bytes, two to a cache line. */
-typedef struct Cell {
-    uint64_t cell;  /* 0: a free entry */
+ * threads working on their own data) finds both at one place. The other threads' stamps of
+ * the cell live in their own Shadow (Thread.tst), written back there when another thread
+ * takes the cell over (cell_take). Invariant: a thread's tst of cell c is its entry's tst
+ * if it owns c, else its Shadow's stamp of c (0: never touched). An entry of zeros is a
+ * cell nobody touched. */
+typedef struct CellE {
     uint64_t wts;   /* latest write's [count] << 1 | WTS_KERNEL; 0: never written */
     uint64_t tst;   /* the owner's latest access */
-    uint64_t owner; /* thread index + 1; 0: none */
-} Cell;
-_Static_assert(sizeof(Cell) == 32, "two cells to a 64-byte line");
+    uint64_t owner; /* thread index + 1; 0: none yet */
+} CellE;
+
+/* Where the entries live. The analysis is bound by finding them (perf, 2026-11-26: a third
+ * of the analyzer's time on the first probe of a hashed table, a cache miss nearly every
+ * time, as neighbouring cells hashed far apart). Nearly every cell is 8-byte aligned (table
+ * slots, hash nodes, upvalues, io's FILE address), so those live in pages: the entries of
+ * the aligned cells of one 4 KB of address space, in address order, found through a small
+ * direct-mapped cache of recent pages and, behind it, a directory of pages (open addressing
+ * on the page number). An array's slots are then neighbours in the shadow as in the heap.
+ * The other cells (the bytes of strings that string.byte returns, io values past the first
+ * of a read) live in an open-addressing table of their own. Cost: 12 KB of entries per 4 KB
+ * page touched (3x the touched heap; the hashed table took 64-128 bytes per cell). Never
+ * shrinks; freed with the run's last state. */
+#define PAGE_SHIFT 12
+#define PAGE_CELLS (1u << (PAGE_SHIFT - 3))
+#define PAGE_TLB 256u
+
+typedef struct PageSlot {
+    uint64_t pno; /* page number + 1; 0: a free slot */
+    CellE *e;     /* PAGE_CELLS entries, owned */
+} PageSlot;
+
+typedef struct OddCell {
+    uint64_t cell; /* 0: a free entry (no cell is at address 0) */
+    CellE v;
+} OddCell;
 
 typedef struct Cells {
-    Cell *e;       /* owned; NULL until the first cell */
-    size_t mask, n;
-    unsigned shift; /* 64 - log2(entries): the hash's top bits index the table */
+    PageSlot tlb[PAGE_TLB]; /* recent pages by pno % PAGE_TLB (pno + 1 as in the directory) */
+    PageSlot *dir;          /* owned; NULL until the first page */
+    size_t dmask, dn;
+    OddCell *odd;           /* owned; NULL until the first unaligned cell */
+    size_t omask, on;
+    uint64_t n;             /* cells touched (an owner given) */
 } Cells;
 
-/* Fibonacci hashing of the address without its low bits (slots are 16-byte Values). A hash
- * that keeps neighbouring cells in neighbouring entries (the address folded with its high
- * bits) was tried for locality: linear probing then clusters, and sudoku.lua's sequential run
- * got no faster (perf, 2026-11-26: the probe loop took the time the cache misses had). */
-static inline size_t cell_hash(const Cells *c, uint64_t cell) {
-    return (size_t)(((cell >> 3) * UINT64_C(0x9e3779b97f4a7c15)) >> c->shift);
+static inline size_t page_hash(uint64_t pno, size_t mask) {
+    return (size_t)((pno * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & mask;
 }
 
-static __attribute__((noinline)) void cells_grow(Cells *c) {
-    size_t cap = c->e ? 2 * (c->mask + 1) : 1024; /* 32 KB: small programs stay small */
-    Cell *e = calloc(cap, sizeof *e);
-    if (e == NULL) prof_oom(WHO);
-    Cells nc = {e, cap - 1, c->n, 64u - (unsigned)__builtin_ctzll(cap)};
-    if (c->e != NULL) {
-        for (size_t i = 0; i <= c->mask; i++) {
-            if (c->e[i].cell == 0) continue;
-            size_t j = cell_hash(&nc, c->e[i].cell);
-            while (e[j].cell != 0) j = (j + 1) & nc.mask;
-            e[j] = c->e[i];
-        }
-        free(c->e);
+static void dir_grow(Cells *c) {
+    size_t cap = c->dir ? 2 * (c->dmask + 1) : 256;
+    PageSlot *d = calloc(cap, sizeof *d);
+    if (d == NULL) prof_oom(WHO);
+    for (size_t i = 0; c->dir && i <= c->dmask; i++) {
+        if (c->dir[i].pno == 0) continue;
+        size_t j = page_hash(c->dir[i].pno, cap - 1);
+        while (d[j].pno != 0) j = (j + 1) & (cap - 1);
+        d[j] = c->dir[i];
     }
-    *c = nc;
+    free(c->dir);
+    c->dir = d;
+    c->dmask = cap - 1;
 }
 
-/* The entry of [cell], created empty if absent. */
-static inline Cell *cell_at(Cells *c, uint64_t cell) {
-    if (__builtin_expect(2 * (c->n + 1) > c->mask + 1 || c->e == NULL, 0)) cells_grow(c);
-    for (size_t i = cell_hash(c, cell);; i = (i + 1) & c->mask) {
-        Cell *e = &c->e[i];
-        if (e->cell == cell) return e;
+/* The page of [pno1] (page number + 1), made if absent, remembered in the cache. */
+static __attribute__((noinline)) CellE *page_find(Cells *c, uint64_t pno1) {
+    if (c->dir == NULL || 2 * (c->dn + 1) > c->dmask + 1) dir_grow(c);
+    size_t i = page_hash(pno1, c->dmask);
+    while (c->dir[i].pno != 0 && c->dir[i].pno != pno1) i = (i + 1) & c->dmask;
+    if (c->dir[i].pno == 0) {
+        CellE *e = calloc(PAGE_CELLS, sizeof *e);
+        if (e == NULL) prof_oom(WHO);
+        c->dir[i] = (PageSlot){pno1, e};
+        c->dn++;
+    }
+    c->tlb[pno1 % PAGE_TLB] = c->dir[i];
+    return c->dir[i].e;
+}
+
+static __attribute__((noinline)) void odd_grow(Cells *c) {
+    size_t cap = c->odd ? 2 * (c->omask + 1) : 256;
+    OddCell *e = calloc(cap, sizeof *e);
+    if (e == NULL) prof_oom(WHO);
+    for (size_t i = 0; c->odd && i <= c->omask; i++) {
+        if (c->odd[i].cell == 0) continue;
+        size_t j = (size_t)prof_hash64(c->odd[i].cell) & (cap - 1);
+        while (e[j].cell != 0) j = (j + 1) & (cap - 1);
+        e[j] = c->odd[i];
+    }
+    free(c->odd);
+    c->odd = e;
+    c->omask = cap - 1;
+}
+
+static __attribute__((noinline)) CellE *odd_at(Cells *c, uint64_t cell) {
+    if (c->odd == NULL || 2 * (c->on + 1) > c->omask + 1) odd_grow(c);
+    for (size_t i = (size_t)prof_hash64(cell) & c->omask;; i = (i + 1) & c->omask) {
+        OddCell *e = &c->odd[i];
+        if (e->cell == cell) return &e->v;
         if (e->cell == 0) {
             e->cell = cell;
-            c->n++;
-            return e;
+            c->on++;
+            return &e->v;
         }
     }
 }
 
-static size_t cells_bytes(const Cells *c) { return c->e ? (c->mask + 1) * sizeof(Cell) : 0; }
+/* The entry of [cell] (all zeros if nobody touched it). */
+static inline CellE *cell_at(Cells *c, uint64_t cell) {
+    if (__builtin_expect((cell & 7) != 0, 0)) return odd_at(c, cell);
+    uint64_t pno1 = (cell >> PAGE_SHIFT) + 1;
+    const PageSlot *t = &c->tlb[pno1 % PAGE_TLB];
+    CellE *page = __builtin_expect(t->pno == pno1, 1) ? t->e : page_find(c, pno1);
+    return &page[(cell >> 3) & (PAGE_CELLS - 1)];
+}
+
+static size_t cells_bytes(const Cells *c) {
+    return c->dn * PAGE_CELLS * sizeof(CellE) + (c->dir ? (c->dmask + 1) * sizeof(PageSlot) : 0) +
+           (c->odd ? (c->omask + 1) * sizeof(OddCell) : 0);
+}
+
+static void cells_free(Cells *c) {
+    for (size_t i = 0; c->dir && i <= c->dmask; i++) free(c->dir[i].e);
+    free(c->dir);
+    free(c->odd);
+    memset(c, 0, sizeof *c);
+}
 
 /* ====================================================================== */
 /* State                                                                   */
@@ -281,7 +351,7 @@ static struct {
     ProfThreads th;
     Thread *threads;
     size_t threads_cap;
-} world = {PTHREAD_MUTEX_INITIALIZER, 0, 1, {NULL, 0, 0, 0}, NULL, NULL, {{NULL, 0, 0}, PROF_MAP_NONE, 0}, NULL, 0};
+} world = {.lock = PTHREAD_MUTEX_INITIALIZER, .next = 1, .th = {{NULL, 0, 0}, PROF_MAP_NONE, 0}};
 
 static void *is_open(void) {
     InputSize *s = calloc(1, sizeof *s);
@@ -426,22 +496,25 @@ static inline void first_access(Thread *t, uint64_t ts, size_t field) {
 
 /* Thread [t] (index [ti]) takes [e] over from its last accessor: the owner's stamp goes back
  * to the owner's Shadow, and [t]'s own comes out of its Shadow. Returns [t]'s stamp. */
-static __attribute__((noinline)) uint64_t cell_take(Cell *e, Thread *t, uint32_t ti) {
-    if (e->owner != 0 && !world.threads[e->owner - 1].ended)
-        *shadow_at(&world.threads[e->owner - 1].tst, e->cell) = e->tst;
+static __attribute__((noinline)) uint64_t cell_take(CellE *e, uint64_t cell, Thread *t, uint32_t ti) {
+    if (e->owner == 0) {
+        world.cells.n++;
+    } else {
+        if (!world.threads[e->owner - 1].ended) *shadow_at(&world.threads[e->owner - 1].tst, cell) = e->tst;
+    }
     e->owner = (uint64_t)ti + 1;
-    return shadow_get(&t->tst, e->cell);
+    return shadow_get(&t->tst, cell);
 }
 
-/* [t]'s latest access to the cell of [e] (0: never), making [t] its owner. */
-static inline uint64_t cell_tst(Cell *e, Thread *t, uint32_t ti) {
-    return e->owner == (uint64_t)ti + 1 ? e->tst : cell_take(e, t, ti);
+/* [t]'s latest access to [cell] (entry [e]; 0: never), making [t] its owner. */
+static inline uint64_t cell_tst(CellE *e, uint64_t cell, Thread *t, uint32_t ti) {
+    return e->owner == (uint64_t)ti + 1 ? e->tst : cell_take(e, cell, t, ti);
 }
 
 static inline void on_read(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
-    Cell *e = cell_at(&world.cells, cell);
-    uint64_t ts = cell_tst(e, t, s->cur);
+    CellE *e = cell_at(&world.cells, cell);
+    uint64_t ts = cell_tst(e, cell, t, s->cur);
     e->tst = world.count;
     if (t->len == 0) return; /* no activation to charge (before the first call) */
     Frame *top = &t->stack[t->len - 1];
@@ -460,8 +533,8 @@ static inline void on_read(InputSize *s, uint64_t cell) {
 
 static inline void on_write(InputSize *s, uint64_t cell) {
     Thread *t = cur_thread(s);
-    Cell *e = cell_at(&world.cells, cell);
-    if (e->owner != (uint64_t)s->cur + 1) cell_take(e, t, s->cur);
+    CellE *e = cell_at(&world.cells, cell);
+    if (e->owner != (uint64_t)s->cur + 1) cell_take(e, cell, t, s->cur);
     e->tst = world.count;
     e->wts = world.count << 1;
 }
@@ -917,8 +990,7 @@ static void is_close(void *st) {
     if (s->next) s->next->prev = s->prev;
     if (world.last == s) world.last = NULL;
     if (world.states == NULL) { /* the run is over: the next starts afresh */
-        free(world.cells.e);
-        world.cells = (Cells){NULL, 0, 0, 0};
+        cells_free(&world.cells);
         for (uint32_t t = 0; t < world.th.n; t++) {
             free(world.threads[t].stack);
             free(world.threads[t].tst.e);

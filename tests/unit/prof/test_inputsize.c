@@ -208,6 +208,18 @@ static void test_inputsize_external_input(void **state) {
 #define R_THREADS 3
 #define R_DEPTH 8
 #define R_CELLS 64 /* cells 1..64: a set is one 64-bit mask */
+
+/* Cell k's address: both kinds of place the analysis keeps cells in (prof_inputsize.c,
+ * "Cells"): 8-byte aligned ones spread over pages (neighbours within a page, and pages far
+ * apart), and unaligned ones (string bytes, io values), some next to an aligned one. */
+static uint64_t cell_addr(int k) {
+    switch (k % 4) {
+    case 0: return UINT64_C(0x7f0000000000) + (uint64_t)k * 8;       /* one page, neighbours */
+    case 1: return UINT64_C(0x10000) + (uint64_t)k * 4104;            /* a page each */
+    case 2: return UINT64_C(0x7f0000000000) + (uint64_t)k * 8 + 3;    /* unaligned, among case 0 */
+    default: return UINT64_C(0x5000000) + (uint64_t)k * 65536 + 1;   /* unaligned, far */
+    }
+}
 #define R_FNS 6
 
 typedef struct NFrame {
@@ -289,12 +301,12 @@ static void random_case(uint64_t seed, size_t chunk) {
             naive_return(t, tot);
         } else if (r < 70) {
             int cell = 1 + (int)rnd(R_CELLS);
-            ev[n++] = LOAD((uint64_t)cell * 16);
+            ev[n++] = LOAD(cell_addr(cell));
             naive_read(t, cell);
         } else if (r < 95) {
             int cell = 1 + (int)rnd(R_CELLS);
             uint64_t bit = 1ull << (cell - 1);
-            ev[n++] = STORE((uint64_t)cell * 16);
+            ev[n++] = STORE(cell_addr(cell));
             for (int k = 0; k < R_THREADS; k++)
                 for (int i = 0; i < th[k].len; i++) {
                     if (k == cur) {
@@ -307,7 +319,7 @@ static void random_case(uint64_t seed, size_t chunk) {
         } else {
             int cell = 1 + (int)rnd(R_CELLS);
             uint64_t bit = 1ull << (cell - 1);
-            ev[n++] = INPUT((uint64_t)cell * 16);
+            ev[n++] = INPUT(cell_addr(cell));
             for (int k = 0; k < R_THREADS; k++) /* the kernel's write: new to everyone */
                 for (int i = 0; i < th[k].len; i++) th[k].st[i].L &= ~bit;
             naive_read(t, cell);
