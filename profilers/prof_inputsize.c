@@ -147,8 +147,8 @@ typedef struct CellE {
  * time, as neighbouring cells hashed far apart). Nearly every cell is 8-byte aligned (table
  * slots, hash nodes, upvalues, io's FILE address), so those live in pages: the entries of
  * the aligned cells of one 4 KB of address space, in address order, found through a small
- * direct-mapped cache of recent pages and, behind it, a directory of pages (open addressing
- * on the page number). An array's slots are then neighbours in the shadow as in the heap.
+ * direct-mapped cache of recent pages and, behind it, a directory of pages (a ProfMap on the
+ * page number). An array's slots are then neighbours in the shadow as in the heap.
  * The other cells (the bytes of strings that string.byte returns, io values past the first
  * of a read) live in an open-addressing table of their own. Cost: 12 KB of entries per 4 KB
  * page touched (3x the touched heap; the hashed table took 64-128 bytes per cell). Never
@@ -159,7 +159,7 @@ typedef struct CellE {
 
 typedef struct PageSlot {
     uint64_t pno; /* page number + 1; 0: a free slot */
-    CellE *e;     /* PAGE_CELLS entries, owned */
+    CellE *e;     /* its PAGE_CELLS entries (Cells.pages owns them) */
 } PageSlot;
 
 typedef struct OddCell {
@@ -168,46 +168,28 @@ typedef struct OddCell {
 } OddCell;
 
 typedef struct Cells {
-    PageSlot tlb[PAGE_TLB]; /* recent pages by pno % PAGE_TLB (pno + 1 as in the directory) */
-    PageSlot *dir;          /* owned; NULL until the first page */
-    size_t dmask, dn;
+    PageSlot tlb[PAGE_TLB]; /* recent pages by pno % PAGE_TLB */
+    ProfMap dir;            /* page number + 1 -> index in pages */
+    CellE **pages;          /* owned, each owned */
+    size_t npages, pages_cap;
     OddCell *odd;           /* owned; NULL until the first unaligned cell */
     size_t omask, on;
     uint64_t n;             /* cells touched (an owner given) */
 } Cells;
 
-static inline size_t page_hash(uint64_t pno, size_t mask) {
-    return (size_t)((pno * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & mask;
-}
-
-static void dir_grow(Cells *c) {
-    size_t cap = c->dir ? 2 * (c->dmask + 1) : 256;
-    PageSlot *d = calloc(cap, sizeof *d);
-    if (d == NULL) prof_oom(WHO);
-    for (size_t i = 0; c->dir && i <= c->dmask; i++) {
-        if (c->dir[i].pno == 0) continue;
-        size_t j = page_hash(c->dir[i].pno, cap - 1);
-        while (d[j].pno != 0) j = (j + 1) & (cap - 1);
-        d[j] = c->dir[i];
-    }
-    free(c->dir);
-    c->dir = d;
-    c->dmask = cap - 1;
-}
-
 /* The page of [pno1] (page number + 1), made if absent, remembered in the cache. */
 static __attribute__((noinline)) CellE *page_find(Cells *c, uint64_t pno1) {
-    if (c->dir == NULL || 2 * (c->dn + 1) > c->dmask + 1) dir_grow(c);
-    size_t i = page_hash(pno1, c->dmask);
-    while (c->dir[i].pno != 0 && c->dir[i].pno != pno1) i = (i + 1) & c->dmask;
-    if (c->dir[i].pno == 0) {
+    uint32_t i = prof_map_get(&c->dir, pno1);
+    if (i == PROF_MAP_NONE) {
+        prof_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, sizeof *c->pages, WHO);
         CellE *e = calloc(PAGE_CELLS, sizeof *e);
         if (e == NULL) prof_oom(WHO);
-        c->dir[i] = (PageSlot){pno1, e};
-        c->dn++;
+        i = (uint32_t)c->npages++;
+        c->pages[i] = e;
+        prof_map_put(&c->dir, pno1, i, WHO);
     }
-    c->tlb[pno1 % PAGE_TLB] = c->dir[i];
-    return c->dir[i].e;
+    c->tlb[pno1 % PAGE_TLB] = (PageSlot){pno1, c->pages[i]};
+    return c->pages[i];
 }
 
 static __attribute__((noinline)) void odd_grow(Cells *c) {
@@ -248,13 +230,14 @@ static inline CellE *cell_at(Cells *c, uint64_t cell) {
 }
 
 static size_t cells_bytes(const Cells *c) {
-    return c->dn * PAGE_CELLS * sizeof(CellE) + (c->dir ? (c->dmask + 1) * sizeof(PageSlot) : 0) +
+    return c->npages * (PAGE_CELLS * sizeof(CellE) + sizeof(CellE *) + 2 * sizeof(uint64_t)) +
            (c->odd ? (c->omask + 1) * sizeof(OddCell) : 0);
 }
 
 static void cells_free(Cells *c) {
-    for (size_t i = 0; c->dir && i <= c->dmask; i++) free(c->dir[i].e);
-    free(c->dir);
+    for (size_t i = 0; i < c->npages; i++) free(c->pages[i]);
+    free(c->pages);
+    prof_map_free(&c->dir);
     free(c->odd);
     memset(c, 0, sizeof *c);
 }
