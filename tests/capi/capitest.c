@@ -429,6 +429,30 @@ static int yielder_k(lua_State *L) {
     return lua_yieldk(L, 1, 7, cont);
 }
 
+/* continuations: after a yield inside lua_callk/lua_pcallk the function does not go on
+ * after the call (capitest_went_on stays nil); its continuation ends it, with status
+ * LUA_YIELD or pcallk's error status, on the stack the call left */
+static int k_after(lua_State *L, int status, lua_KContext ctx) {
+    const char *st = status == LUA_OK ? "ok" : status == LUA_YIELD ? "yield" : "error";
+    lua_pushfstring(L, "k(%s,%d,top=%d)", st, (int)ctx, lua_gettop(L));
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int t_callk(lua_State *L) {
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 11, k_after);
+    lua_pushboolean(L, 1);
+    lua_setglobal(L, "capitest_went_on");
+    return k_after(L, LUA_OK, 11);
+}
+
+static int t_pcallk(lua_State *L) {
+    int st = lua_pcallk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, 12, k_after);
+    lua_pushboolean(L, 1);
+    lua_setglobal(L, "capitest_went_on");
+    return k_after(L, st, 12);
+}
+
 static int t_isyieldable(lua_State *L) {
     lua_pushboolean(L, lua_isyieldable(L));
     return 1;
@@ -563,7 +587,7 @@ static const luaL_Reg funcs[] = {
     {"stack", t_stack},     {"types", t_types},       {"push", t_push},       {"tables", t_tables},
     {"newcounter", t_newcounter}, {"gccount", t_gccount}, {"udata", t_udata}, {"closure", t_closure},
     {"calls", t_calls},     {"error", t_error},       {"registry", t_registry}, {"buffer", t_buffer},
-    {"load", t_load},       {"coro", t_coro},         {"yielder", yielder},   {"yielder_k", yielder_k},
+    {"load", t_load},       {"coro", t_coro},         {"yielder", yielder},   {"yielder_k", yielder_k}, {"callk", t_callk}, {"pcallk", t_pcallk},
     {"isyieldable", t_isyieldable}, {"gc", t_gc},     {"debug", t_debug},     {"toclose", t_toclose},
     {"misc", t_misc},       {"noop", t_noop},       {"add", t_add},           {"placeholder", NULL},  {NULL, NULL}};
 

@@ -701,15 +701,14 @@ int lua_setiuservalue(lua_State *L, int idx, int n) {
  * Calls, loading
  * ===================================================================== */
 
-/* A continuation [k] (lua_callk, lua_pcallk, lua_yieldk) is never needed to come back into
- * a C function: every coroutine runs on a C stack of its own (vm_coro.c), so a yield inside
- * the call returns into the calling C frame when the coroutine is resumed. lua_callk with a
- * k therefore just makes the call yieldable; the C function then continues after it (and
- * lua5.4 modules written for continuations call k themselves with LUA_OK there). */
+/* A call with a continuation [k] is yieldable. Each coroutine runs on a C stack of its own
+ * (vm_coro.c), so a yield inside it comes back here when the coroutine is resumed; then, as
+ * in lua5.4, the module function does not go on after the call: capi_continue runs k and
+ * makes its results the function's (vm_capi_lock.c). Without a yield the call returns. */
 void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFunction k) {
-    (void)ctx;
     State *S = capi_S(L);
     int held = capi_unlock_all(S); /* Lua code runs: the module lock is not held there */
+    uint32_t yields = S->nyields;
     if (k != NULL)
         vm_call_yieldable_from_c(S, nargs, nresults);
     else
@@ -718,14 +717,15 @@ void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFun
     /* a green thread may have moved to another carrier during the call: the wait that may
      * follow looks for its state in this native thread's slot (vm_capi_block.c) */
     capi_running = S;
+    if (k != NULL && S->nyields != yields) capi_continue(S, k, LUA_YIELD, ctx);
 }
 
 int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext ctx, lua_KFunction k) {
-    (void)ctx;
     State *S = capi_S(L);
     ptrdiff_t ef = errfunc == 0 ? 0 : vm_savestack(S, capi_index(S, errfunc));
     int status;
     int held = capi_unlock_all(S); /* as in lua_callk */
+    uint32_t yields = S->nyields;
     if (k == NULL) {
         status = vm_pcall_msgh(S, nargs, nresults, ef);
     } else { /* with a continuation the call may yield (see lua_callk) */
@@ -734,6 +734,12 @@ int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext 
     }
     capi_relock(S, held);
     capi_running = S; /* as in lua_callk */
+    /* After a yield k gets LUA_YIELD, or the error status with the error on the stack. An
+     * error in a call that could have yielded ends the function through k even without a
+     * yield: lua5.4 makes such a call unprotected and recovers from the error by finishing
+     * the function with its continuation. */
+    if (k != NULL && (S->nyields != yields || (status != LUA_OK && lua_isyieldable(L))))
+        return capi_continue(S, k, status == LUA_OK ? LUA_YIELD : status, ctx);
     return status;
 }
 
@@ -783,13 +789,17 @@ int lua_dump(lua_State *L, lua_Writer writer, void *data, int strip) {
  * Coroutines
  * ===================================================================== */
 
+/* The coroutine's C stack keeps the module function's frame, so the yield returns here when
+ * the coroutine is resumed. The function then ends as lua5.4's would: with the results of
+ * its continuation, or without one with the values resume passed (capi_continue's throw). */
 int lua_yieldk(lua_State *L, int nresults, lua_KContext ctx, lua_KFunction k) {
     State *S = capi_S(L);
     int held = capi_unlock_all(S); /* other coroutines of this thread run meanwhile */
-    int n = vm_coro_yield(S, nresults); /* comes back here when resumed (own C stack) */
+    int n = vm_coro_yield(S, nresults);
     capi_relock(S, held);
-    if (k != NULL) return k(L, LUA_YIELD, ctx);
-    return n; /* the values resume passed are the C function's results */
+    capi_running = S; /* as in lua_callk */
+    if (k != NULL) return capi_continue(S, k, LUA_YIELD, ctx);
+    return capi_kreturn(S, n);
 }
 
 int lua_resume(lua_State *L, lua_State *from, int narg, int *nres) {
