@@ -103,6 +103,18 @@ co = coroutine.wrap(function()
 end)
 print("twice", co(), co(), co())
 
+print(ct.dump(function(x) return x * 2 + 1 end))
+local function hooked(a)
+  local b = a + 1
+  return b
+end
+local ok, log = ct.hook(function()
+  hooked(1)
+  return 1
+end)
+print("hook", ok)
+for _, e in ipairs(log) do print("", e) end
+
 print("gc", ct.gc())
 do
   local u1, u2 = 1, 2

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm_bytecode.h"
 #include "vm_capi_int.h"
 #include "vm_debug.h"
 #include "vm_meta.h"
@@ -774,13 +775,18 @@ int lua_load(lua_State *L, lua_Reader reader, void *data, const char *chunkname,
     return vm_load(S, acc.n ? acc.p : "", acc.n, chunkname, NULL, true);
 }
 
+/* The function on top in Tandem's bytecode format (vm/bytecode/), which lua_load and load()
+ * accept, not lua5.4's: a module that dumps and loads back works; the bytes differ. */
 int lua_dump(lua_State *L, lua_Writer writer, void *data, int strip) {
-    /* Tandem's bytecode is its own format (vm/bytecode/): lua5.4's dump cannot be written */
-    (void)L;
-    (void)writer;
-    (void)data;
-    (void)strip;
-    return 1;
+    State *S = capi_S(L);
+    const Value *f = S->top - 1;
+    if (f->tt != VT_LFUNC) return 1;
+    size_t len;
+    unsigned char *buf = vm_bytecode_dump(f->u.lf->p, &len, strip != 0);
+    if (buf == NULL) return 1;
+    int status = writer(L, buf, len, data);
+    free(buf);
+    return status;
 }
 
 /* }==================================================================== */
@@ -1046,9 +1052,12 @@ void lua_upvaluejoin(lua_State *L, int fidx1, int n1, int fidx2, int n2) {
  * Debug interface
  * ===================================================================== */
 
+static bool is_chook_frame(const CallInfo *ci); /* lua_sethook, below */
+
 int lua_getstack(lua_State *L, int level, lua_Debug *ar) {
     State *S = capi_S(L);
     if (level < 0) return 0;
+    if (is_chook_frame(S->ci)) level++; /* inside a C hook: level 0 is the hooked function */
     CallInfo *ci = vm_getstack(S, level);
     if (ci == NULL) return 0;
     ar->i_ci = (struct CallInfo *)(void *)ci;
@@ -1154,15 +1163,48 @@ const char *lua_setlocal(lua_State *L, const lua_Debug *ar, int n) {
 
 /* Hooks set from C would call a C function where the runtime calls a Lua value: refused
  * with an error rather than silently ignored (vm/capi/README.md). */
+/* C hooks ride on the VM's hooks (vm/vm_hook.c), which call a function value with the event's
+ * name and line, as debug.sethook's do: that function is a C closure of chook_bridge holding
+ * the module's lua_Hook, which gets lua5.4's lua_Debug (event, currentline, and the hooked
+ * frame in i_ci, the bridge's caller) and, through lua_getstack, the hooked function at
+ * level 0, as a C hook runs without a frame of its own in lua5.4. */
+static int chook_bridge(lua_State *L) {
+    State *S = capi_S(L);
+    lua_Hook hook = (lua_Hook)lua_touserdata(L, lua_upvalueindex(1));
+    static const char *const names[] = {"call", "return", "line", "count", "tail call"};
+    const char *ev = lua_tostring(L, 1);
+    lua_Debug ar;
+    memset(&ar, 0, sizeof ar);
+    for (int i = 0; i < 5; i++)
+        if (ev != NULL && strcmp(ev, names[i]) == 0) ar.event = i; /* LUA_HOOKCALL .. LUA_HOOKTAILCALL */
+    ar.currentline = lua_isinteger(L, 2) ? (int)lua_tointeger(L, 2) : -1;
+    ar.i_ci = (struct CallInfo *)(void *)S->ci->prev;
+    lua_settop(L, 0);
+    hook(L, &ar);
+    return 0;
+}
+
+/* The bridge's frame, when [ci] is one (lua_getstack skips it). */
+static bool is_chook_frame(const CallInfo *ci) {
+    return (ci->callstatus & CIST_C) && ci->func->tt == VT_CFUNC && capi_fn(ci->func->u.cf) == chook_bridge;
+}
+
 void lua_sethook(lua_State *L, lua_Hook func, int mask, int count) {
-    (void)count;
-    if (func != NULL && mask != 0) vm_error(capi_S(L), "lua_sethook: C hooks are not supported by Tandem");
-    vm_sethook(capi_S(L), vm_nil(), 0, 0);
+    State *S = capi_S(L);
+    if (func == NULL || mask == 0) {
+        vm_sethook(S, vm_nil(), 0, 0);
+        return;
+    }
+    lua_pushlightuserdata(L, (void *)func);
+    lua_pushcclosure(L, chook_bridge, 1);
+    vm_sethook(S, S->top[-1], (unsigned)mask, count);
+    S->top--;
 }
 
 lua_Hook lua_gethook(lua_State *L) {
-    (void)L;
-    return NULL;
+    State *S = capi_S(L);
+    if (S->hook.tt != VT_CFUNC || capi_fn(S->hook.u.cf) != chook_bridge) return NULL;
+    return (lua_Hook)S->hook.u.cf->upvals[0].u.p;
 }
 
 int lua_gethookmask(lua_State *L) { return capi_S(L)->hookmask; }
