@@ -18,7 +18,10 @@
  * not wait for another thread that is calling a module function (vm/capi/README.md).
  *
  * Errors: every call through the lock is protected (vm_rawrunprotected), so an error that
- * unwinds out of the function gives the lock up before it goes on unwinding.
+ * unwinds out of the function gives its level back before it goes on unwinding; and a
+ * lua_call made while holding levels is protected too, so that an error from the Lua code
+ * it runs takes them back before it unwinds the function (lua_callk): the lock's levels
+ * follow the C frames, whatever the error skips.
  *
  * Continuations: the same protected call, made also without the lock for a function that
  * may yield (a coroutine's, not below a non-yieldable call from C), receives what
@@ -129,9 +132,10 @@ static int protected_call(State *S, lua_CFunction f, bool locked) {
     if (status == VM_YIELD) {
         c.n = S->kresults;
     } else if (status != VM_OK) {
-        /* every level of this thread: the error leaves them all (an outer level that
-         * catches it, a lua_pcall of the module, takes its levels back) */
-        if (locked && __atomic_load_n(&owner, __ATOMIC_RELAXED) == me) release();
+        /* this call's level only: the levels below are the callers' (a module function
+         * whose API call ran a metamethod that pcalls this one). Every lua_call the
+         * function made has taken its levels back, even one an error left (lua_callk). */
+        if (locked && --depth == 0) release();
         vm_throw(S, status);
     }
     if (locked && --depth == 0) release();

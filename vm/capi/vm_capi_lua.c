@@ -706,14 +706,34 @@ int lua_setiuservalue(lua_State *L, int idx, int n) {
  * (vm_coro.c), so a yield inside it comes back here when the coroutine is resumed; then, as
  * in lua5.4, the module function does not go on after the call: capi_continue runs k and
  * makes its results the function's (vm_capi_lock.c). Without a yield the call returns. */
+typedef struct CallArgs {
+    int nargs, nresults;
+    bool yieldable;
+} CallArgs;
+
+static void call_args(State *S, void *ud) {
+    CallArgs *a = ud;
+    if (a->yieldable)
+        vm_call_yieldable_from_c(S, a->nargs, a->nresults);
+    else
+        vm_call(S, a->nargs, a->nresults);
+}
+
 void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFunction k) {
     State *S = capi_S(L);
     int held = capi_unlock_all(S); /* Lua code runs: the module lock is not held there */
     uint32_t yields = S->nyields;
-    if (k != NULL)
-        vm_call_yieldable_from_c(S, nargs, nresults);
-    else
-        vm_call(S, nargs, nresults);
+    CallArgs a = {nargs, nresults, k != NULL};
+    if (held == 0) {
+        call_args(S, &a);
+    } else { /* an error from the call takes the levels back before it unwinds the caller */
+        int status = vm_rawrunprotected(S, call_args, &a);
+        if (status != VM_OK) {
+            capi_relock(S, held);
+            capi_running = S;
+            vm_throw(S, status);
+        }
+    }
     capi_relock(S, held);
     /* a green thread may have moved to another carrier during the call: the wait that may
      * follow looks for its state in this native thread's slot (vm_capi_block.c) */
