@@ -237,6 +237,7 @@ int vm_coro_yield(State *S, int n) {
     if (to == NULL || S->cstack == NULL) vm_runerror(S, "attempt to yield from outside a coroutine");
     if (S->nny > 0) vm_runerror(S, "attempt to yield across a C-call boundary");
     S->nxfer = n;
+    S->nyields++;
     S->costatus = CO_SUSPENDED;
     S->resumer = NULL;
     to->costatus = CO_RUNNING;

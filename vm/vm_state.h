@@ -90,6 +90,8 @@ typedef struct ErrJmp {
 } ErrJmp;
 
 /* Status codes of protected calls and coroutines. */
+/* VM_YIELD is thrown only by the C API, to the trampoline of a module function whose
+ * continuation has run after a yield, with the continuation's results (State.kjmp). */
 enum { VM_OK = 0, VM_YIELD = 1, VM_ERRRUN = 2, VM_ERRSYNTAX = 3, VM_ERRMEM = 4, VM_ERRERR = 5 };
 
 /* Coroutine life cycle (State.costatus). */
@@ -143,6 +145,13 @@ typedef struct State {
     struct VmThread *thread;   /* base state of a language thread: the thread; else NULL */
     uint32_t sample_win;       /* -Xsample.mode=code: the window whose instrumented code last
                                   took over this state's frames (vm/prof/vm_sample.h); 0: none */
+    /* C API continuations (vm/capi/vm_capi_lock.c): a module function that yielded inside
+     * lua_callk/lua_pcallk/lua_yieldk does not go on after the call, as in lua5.4: its
+     * continuation runs and its results are thrown (VM_YIELD) to the trampoline below it. */
+    uint32_t nyields;          /* yields of this coroutine so far (vm_coro_yield) */
+    int32_t kresults;          /* the thrown continuation's results, on top of the stack */
+    ErrJmp *kjmp;              /* the innermost trampoline's protected call, while its module
+                                  function may yield; NULL: none */
     /* sanitizer builds only (vm_sanitize.h): this coroutine's C stack, and its resumer's
      * stack (the way back), as the sanitizers know them */
     VmSanStack san, san_back;

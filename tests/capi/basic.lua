@@ -65,6 +65,56 @@ print("yield k", co("resumed"))
 print("yield end", co("resumed again"))
 print("main yieldable", ct.isyieldable())
 
+-- continuations (lua_callk, lua_pcallk): without a yield the function goes on after the
+-- call; after one its continuation ends it
+capitest_went_on = nil
+print("callk", ct.callk(function(a) return a + 1, "r2" end, 1), capitest_went_on)
+capitest_went_on = nil
+co = coroutine.wrap(function()
+  return ct.callk(function(a) local b = coroutine.yield(a) return b * 2, "r2" end, 5)
+end)
+print("callk yields", co())
+print("callk resumed", co(8))
+print("went on", capitest_went_on)
+co = coroutine.wrap(function() return "end", ct.pcallk(function() coroutine.yield("p") error("boom") end) end)
+print("pcallk yields", co())
+print("pcallk error after the yield", co())
+print("went on", capitest_went_on)
+co = coroutine.wrap(function() return ct.pcallk(function(x) return coroutine.yield(x), "r2" end, "q") end)
+print("pcallk yields", co())
+print("pcallk resumed", co("v"))
+print("went on", capitest_went_on)
+co = coroutine.wrap(function() return ct.pcallk(function() error({code = 7}) end) end)
+local r1, r2 = co()
+print("pcallk error without a yield", r1, r2.code, capitest_went_on)
+capitest_went_on = nil
+print("pcallk error outside a coroutine", select("#", ct.pcallk(error, "e")), capitest_went_on)
+capitest_went_on = nil
+-- nested: both functions yielded through, both continuations run, innermost first
+co = coroutine.wrap(function()
+  return ct.callk(ct.pcallk, function() return coroutine.yield("inner") end)
+end)
+print("nested yields", co())
+print("nested resumed", co("w"))
+print("went on", capitest_went_on)
+-- a continuation that yields again
+co = coroutine.wrap(function()
+  return ct.callk(function() coroutine.yield(1); coroutine.yield(2); return 3 end)
+end)
+print("twice", co(), co(), co())
+
+print(ct.dump(function(x) return x * 2 + 1 end))
+local function hooked(a)
+  local b = a + 1
+  return b
+end
+local ok, log = ct.hook(function()
+  hooked(1)
+  return 1
+end)
+print("hook", ok)
+for _, e in ipairs(log) do print("", e) end
+
 print("gc", ct.gc())
 do
   local u1, u2 = 1, 2

@@ -429,6 +429,87 @@ static int yielder_k(lua_State *L) {
     return lua_yieldk(L, 1, 7, cont);
 }
 
+/* continuations: after a yield inside lua_callk/lua_pcallk the function does not go on
+ * after the call (capitest_went_on stays nil); its continuation ends it, with status
+ * LUA_YIELD or pcallk's error status, on the stack the call left */
+static int k_after(lua_State *L, int status, lua_KContext ctx) {
+    const char *st = status == LUA_OK ? "ok" : status == LUA_YIELD ? "yield" : "error";
+    lua_pushfstring(L, "k(%s,%d,top=%d)", st, (int)ctx, lua_gettop(L));
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int t_callk(lua_State *L) {
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 11, k_after);
+    lua_pushboolean(L, 1);
+    lua_setglobal(L, "capitest_went_on");
+    return k_after(L, LUA_OK, 11);
+}
+
+static int t_pcallk(lua_State *L) {
+    int st = lua_pcallk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, 12, k_after);
+    lua_pushboolean(L, 1);
+    lua_setglobal(L, "capitest_went_on");
+    return k_after(L, st, 12);
+}
+
+/* lua_dump: a function dumped through a writer and loaded back gives the same results
+ * (the bytes are each runtime's own format) */
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+    (void)L;
+    luaL_addlstring((luaL_Buffer *)ud, p, sz);
+    return 0;
+}
+
+static int t_dump(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b); /* the buffer's box may sit above the function */
+    lua_pushvalue(L, 1);
+    int st = lua_dump(L, dump_writer, &b, 0);
+    lua_pop(L, 1);
+    luaL_pushresult(&b);
+    size_t len;
+    const char *code = lua_tolstring(L, -1, &len);
+    int bin = len > 0 && code[0] == LUA_SIGNATURE[0];
+    int lst = luaL_loadbufferx(L, code, len, "=dumped", "b");
+    lua_pushinteger(L, 20);
+    lua_call(L, 1, 1);
+    lua_pushcfunction(L, t_dump);
+    int cst = lua_dump(L, dump_writer, &b, 0); /* a C function cannot be dumped */
+    lua_pop(L, 1);
+    lua_pushfstring(L, "dump %d binary %d load %d C %d", st, bin, lst, cst);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* C hooks: line and call events recorded with lua_getinfo of the hooked frame (level 0 of
+ * lua_getstack inside the hook, as the lua_Debug the hook gets) */
+static void rec_hook(lua_State *L, lua_Debug *ar) {
+    lua_Debug at;
+    int ok = lua_getstack(L, 0, &at) && lua_getinfo(L, "Sl", &at) && lua_getinfo(L, "Sl", ar);
+    lua_getfield(L, LUA_REGISTRYINDEX, "capitest_hooklog");
+    lua_Integer n = luaL_len(L, -1);
+    lua_pushfstring(L, "%s:%d %s %d=%d", ar->event == LUA_HOOKLINE ? "line" : ar->event == LUA_HOOKCALL ? "call" : "ret",
+                    ar->currentline, ar->short_src, at.currentline, ok);
+    lua_rawseti(L, -2, n + 1);
+    lua_pop(L, 1);
+}
+
+static int t_hook(lua_State *L) {
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "capitest_hooklog");
+    lua_sethook(L, rec_hook, LUA_MASKLINE | LUA_MASKCALL, 0);
+    int same = lua_gethook(L) == rec_hook && lua_gethookmask(L) == (LUA_MASKLINE | LUA_MASKCALL);
+    lua_pushvalue(L, 1);
+    lua_call(L, 0, 0);
+    lua_sethook(L, NULL, 0, 0);
+    lua_pushboolean(L, same && lua_gethook(L) == NULL && lua_gethookmask(L) == 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, "capitest_hooklog");
+    return 2;
+}
+
 static int t_isyieldable(lua_State *L) {
     lua_pushboolean(L, lua_isyieldable(L));
     return 1;
@@ -563,7 +644,7 @@ static const luaL_Reg funcs[] = {
     {"stack", t_stack},     {"types", t_types},       {"push", t_push},       {"tables", t_tables},
     {"newcounter", t_newcounter}, {"gccount", t_gccount}, {"udata", t_udata}, {"closure", t_closure},
     {"calls", t_calls},     {"error", t_error},       {"registry", t_registry}, {"buffer", t_buffer},
-    {"load", t_load},       {"coro", t_coro},         {"yielder", yielder},   {"yielder_k", yielder_k},
+    {"load", t_load},       {"coro", t_coro},         {"yielder", yielder},   {"yielder_k", yielder_k}, {"callk", t_callk}, {"pcallk", t_pcallk}, {"dump", t_dump}, {"hook", t_hook},
     {"isyieldable", t_isyieldable}, {"gc", t_gc},     {"debug", t_debug},     {"toclose", t_toclose},
     {"misc", t_misc},       {"noop", t_noop},       {"add", t_add},           {"placeholder", NULL},  {NULL, NULL}};
 

@@ -33,3 +33,25 @@ print("total", total)
 collectgarbage()
 collectgarbage()
 print("finalized counters", ct.gccount() > 0)
+
+-- Errors through module frames while the module lock is in use (threads have run): a
+-- metamethod that a module function's API call runs pcalls a module function that fails,
+-- and Lua code that a module's lua_call runs fails through it. The lock's levels follow the
+-- C frames (vm/capi/vm_capi_lock.c): afterwards four threads use the modules again, which a
+-- leaked level would hang and a lost one would let race.
+local caught = 0
+local proxy = setmetatable({}, {
+  __index = function(_, k) if not pcall(ct.error, "luaL_error") then caught = caught + 1 end return k end,
+  __newindex = function() end,
+  __len = function() return 3 end})
+for _ = 1, 50 do ct.tables(proxy) end
+for _ = 1, 50 do
+  local ok, e = pcall(ct.calls, function(a) if a == 1 then error("deep") end return a end)
+  if not ok and tostring(e):find("deep") then caught = caught + 1 end
+end
+print("caught", caught)
+hs = {}
+for id = 1, 4 do hs[id] = thread.spawn(work, id) end
+total = 0
+for id = 1, 4 do total = total + hs[id]:join() end
+print("total again", total)

@@ -27,7 +27,7 @@ ALLOWED = {
     "vm/bytecode": ["vm", "vm/compiler", "gc"],
     "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events"],
     "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "vm/capi", "gc"],
-    "vm/capi": ["vm", "vm/threads", "gc"],
+    "vm/capi": ["vm", "vm/bytecode", "vm/threads", "gc"],
     "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events"],
     "jit": VM_ROOMS + ["gc", "cab", "profilers", "events"],
     "cli": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],

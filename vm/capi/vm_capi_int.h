@@ -38,6 +38,12 @@ static inline lua_CFunction capi_fn(const CClosure *cl) {
 }
 /* Give up every level of the lock this language thread holds (0 if none) / take them back. */
 int capi_unlock_all(State *S);
+/* After a yield inside lua_callk/pcallk/yieldk: run continuation [k] with [status] and
+ * [ctx] and make its results the module function's (vm_capi_lock.c): does not return when
+ * a trampoline receives them (always, for a module function), else returns k's result. */
+int capi_continue(State *S, lua_KFunction k, int status, lua_KContext ctx);
+/* The same for [n] results already on the stack (lua_yield without a continuation). */
+int capi_kreturn(State *S, int n);
 void capi_relock(State *S, int n);
 /* Watch the library holding [sym] (a module just opened): its waits go through vm_iowait. */
 void capi_block_watch(void *sym);

@@ -18,12 +18,30 @@
  * not wait for another thread that is calling a module function (vm/capi/README.md).
  *
  * Errors: every call through the lock is protected (vm_rawrunprotected), so an error that
- * unwinds out of the function gives the lock up before it goes on unwinding.
+ * unwinds out of the function gives its level back before it goes on unwinding; and a
+ * lua_call made while holding levels is protected too, so that an error from the Lua code
+ * it runs takes them back before it unwinds the function (lua_callk): the lock's levels
+ * follow the C frames, whatever the error skips.
+ *
+ * Continuations: the same protected call, made also without the lock for a function that
+ * may yield (a coroutine's, not below a non-yieldable call from C), receives what
+ * capi_continue throws. Each coroutine runs on a C stack of its own, so a yield inside
+ * lua_callk/lua_pcallk/lua_yieldk simply returns into the module function when the
+ * coroutine is resumed; lua5.4's function would not go on there but end with its
+ * continuation's results, so the API function runs the continuation (status LUA_YIELD, or
+ * the error status of a lua_pcallk whose callee failed after yielding) and throws its
+ * results (VM_YIELD, State.kjmp) to the trampoline, which returns them as the function's.
  *
  * Rejected: one lock per module library (modules call each other through Lua, and lua-socket
  * is two libraries sharing state through Lua tables: a single lock cannot deadlock); no lock
  * (what lua5.4's own lua_lock does without a custom build: nothing, because it never runs
- * two threads in one state). */
+ * two threads in one state). Also rejected: no protected call per locked call, the levels
+ * given back instead where an error is caught (vm_rawrunprotected noting them at its start).
+ * It saves the setjmp (a trivial call with threads: 1.5x lua5.4's instead of 2.1x in a
+ * RelWithDebInfo build), but the note goes stale when a coroutine that began a pcall while
+ * its resumer held the lock is resumed from elsewhere, and an error that skips a lua_call's
+ * relock leaves the catching code without levels it held before: both need bookkeeping at
+ * every resume and around every call from C. */
 #include <pthread.h>
 
 #include "vm_capi_int.h"
@@ -98,32 +116,56 @@ typedef struct LockedCall {
 
 static void call_body(State *S, void *ud) {
     LockedCall *c = ud;
+    S->kjmp = S->errjmp; /* this protected call receives a continuation's results */
     c->n = c->f(capi_L(S));
 }
 
-/* A module function called while threads may run: under the lock, protected so an error
- * releases it. */
-static int locked_call(State *S, lua_CFunction f) {
+/* Call [f] protected, so that an error gives the lock up ([locked]) and a continuation's
+ * results thrown after a yield (capi_continue, VM_YIELD) come back here as [f]'s own. */
+static int protected_call(State *S, lua_CFunction f, bool locked) {
     uint64_t me = vm_thread_id(S);
-    acquire(S, me, 1);
+    if (locked) acquire(S, me, 1);
+    ErrJmp *kjmp = S->kjmp;
     LockedCall c = {f, 0};
     int status = vm_rawrunprotected(S, call_body, &c);
-    if (status != VM_OK) {
-        /* every level of this thread: the error leaves them all (an outer level that
-         * catches it, a lua_pcall of the module, takes its levels back) */
-        if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me) release();
+    S->kjmp = kjmp;
+    if (status == VM_YIELD) {
+        c.n = S->kresults;
+    } else if (status != VM_OK) {
+        /* this call's level only: the levels below are the callers' (a module function
+         * whose API call ran a metamethod that pcalls this one). Every lua_call the
+         * function made has taken its levels back, even one an error left (lua_callk). */
+        if (locked && --depth == 0) release();
         vm_throw(S, status);
     }
-    if (--depth == 0) release();
+    if (locked && --depth == 0) release();
     return c.n;
 }
 
 /* The CFunction of every closure lua_pushcclosure makes: the module's function is in the
- * hidden slot after the upvalues (CAPI_FN). One load and one test before the call while a
- * single language thread runs. */
+ * hidden slot after the upvalues (CAPI_FN). While a single language thread runs, a function
+ * called where it cannot yield (the main coroutine: no C stack of its own; or below a call
+ * from C that is not yieldable) is called at once: one load and two tests before the call. */
 int capi_trampoline(State *S) {
     CClosure *cl = S->ci->func->u.cf;
     lua_CFunction f = (lua_CFunction)cl->upvals[cl->h.extra].u.p;
-    if (__builtin_expect(!vm_table_threads_have_started(), 1)) return f(capi_L(S));
-    return locked_call(S, f);
+    if (__builtin_expect(!vm_table_threads_have_started(), 1)) {
+        if (__builtin_expect(S->cstack == NULL || S->nny > 0, 1)) return f(capi_L(S));
+        return protected_call(S, f, false);
+    }
+    return protected_call(S, f, true);
+}
+
+int capi_kreturn(State *S, int n) {
+    /* the innermost protected call must be the trampoline's: no other lies between a module
+     * function and its own API call once that call has returned */
+    if (S->kjmp != NULL && S->kjmp == S->errjmp) {
+        S->kresults = n;
+        vm_throw(S, VM_YIELD);
+    }
+    return n;
+}
+
+int capi_continue(State *S, lua_KFunction k, int status, lua_KContext ctx) {
+    return capi_kreturn(S, k(capi_L(S), status, ctx));
 }

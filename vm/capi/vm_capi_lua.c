@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vm_bytecode.h"
 #include "vm_capi_int.h"
 #include "vm_debug.h"
 #include "vm_meta.h"
@@ -701,31 +702,51 @@ int lua_setiuservalue(lua_State *L, int idx, int n) {
  * Calls, loading
  * ===================================================================== */
 
-/* A continuation [k] (lua_callk, lua_pcallk, lua_yieldk) is never needed to come back into
- * a C function: every coroutine runs on a C stack of its own (vm_coro.c), so a yield inside
- * the call returns into the calling C frame when the coroutine is resumed. lua_callk with a
- * k therefore just makes the call yieldable; the C function then continues after it (and
- * lua5.4 modules written for continuations call k themselves with LUA_OK there). */
+/* A call with a continuation [k] is yieldable. Each coroutine runs on a C stack of its own
+ * (vm_coro.c), so a yield inside it comes back here when the coroutine is resumed; then, as
+ * in lua5.4, the module function does not go on after the call: capi_continue runs k and
+ * makes its results the function's (vm_capi_lock.c). Without a yield the call returns. */
+typedef struct CallArgs {
+    int nargs, nresults;
+    bool yieldable;
+} CallArgs;
+
+static void call_args(State *S, void *ud) {
+    CallArgs *a = ud;
+    if (a->yieldable)
+        vm_call_yieldable_from_c(S, a->nargs, a->nresults);
+    else
+        vm_call(S, a->nargs, a->nresults);
+}
+
 void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFunction k) {
-    (void)ctx;
     State *S = capi_S(L);
     int held = capi_unlock_all(S); /* Lua code runs: the module lock is not held there */
-    if (k != NULL)
-        vm_call_yieldable_from_c(S, nargs, nresults);
-    else
-        vm_call(S, nargs, nresults);
+    uint32_t yields = S->nyields;
+    CallArgs a = {nargs, nresults, k != NULL};
+    if (held == 0) {
+        call_args(S, &a);
+    } else { /* an error from the call takes the levels back before it unwinds the caller */
+        int status = vm_rawrunprotected(S, call_args, &a);
+        if (status != VM_OK) {
+            capi_relock(S, held);
+            capi_running = S;
+            vm_throw(S, status);
+        }
+    }
     capi_relock(S, held);
     /* a green thread may have moved to another carrier during the call: the wait that may
      * follow looks for its state in this native thread's slot (vm_capi_block.c) */
     capi_running = S;
+    if (k != NULL && S->nyields != yields) capi_continue(S, k, LUA_YIELD, ctx);
 }
 
 int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext ctx, lua_KFunction k) {
-    (void)ctx;
     State *S = capi_S(L);
     ptrdiff_t ef = errfunc == 0 ? 0 : vm_savestack(S, capi_index(S, errfunc));
     int status;
     int held = capi_unlock_all(S); /* as in lua_callk */
+    uint32_t yields = S->nyields;
     if (k == NULL) {
         status = vm_pcall_msgh(S, nargs, nresults, ef);
     } else { /* with a continuation the call may yield (see lua_callk) */
@@ -734,6 +755,12 @@ int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext 
     }
     capi_relock(S, held);
     capi_running = S; /* as in lua_callk */
+    /* After a yield k gets LUA_YIELD, or the error status with the error on the stack. An
+     * error in a call that could have yielded ends the function through k even without a
+     * yield: lua5.4 makes such a call unprotected and recovers from the error by finishing
+     * the function with its continuation. */
+    if (k != NULL && (S->nyields != yields || (status != LUA_OK && lua_isyieldable(L))))
+        return capi_continue(S, k, status == LUA_OK ? LUA_YIELD : status, ctx);
     return status;
 }
 
@@ -768,13 +795,18 @@ int lua_load(lua_State *L, lua_Reader reader, void *data, const char *chunkname,
     return vm_load(S, acc.n ? acc.p : "", acc.n, chunkname, NULL, true);
 }
 
+/* The function on top in Tandem's bytecode format (vm/bytecode/), which lua_load and load()
+ * accept, not lua5.4's: a module that dumps and loads back works; the bytes differ. */
 int lua_dump(lua_State *L, lua_Writer writer, void *data, int strip) {
-    /* Tandem's bytecode is its own format (vm/bytecode/): lua5.4's dump cannot be written */
-    (void)L;
-    (void)writer;
-    (void)data;
-    (void)strip;
-    return 1;
+    State *S = capi_S(L);
+    const Value *f = S->top - 1;
+    if (f->tt != VT_LFUNC) return 1;
+    size_t len;
+    unsigned char *buf = vm_bytecode_dump(f->u.lf->p, &len, strip != 0);
+    if (buf == NULL) return 1;
+    int status = writer(L, buf, len, data);
+    free(buf);
+    return status;
 }
 
 /* }==================================================================== */
@@ -783,13 +815,17 @@ int lua_dump(lua_State *L, lua_Writer writer, void *data, int strip) {
  * Coroutines
  * ===================================================================== */
 
+/* The coroutine's C stack keeps the module function's frame, so the yield returns here when
+ * the coroutine is resumed. The function then ends as lua5.4's would: with the results of
+ * its continuation, or without one with the values resume passed (capi_continue's throw). */
 int lua_yieldk(lua_State *L, int nresults, lua_KContext ctx, lua_KFunction k) {
     State *S = capi_S(L);
     int held = capi_unlock_all(S); /* other coroutines of this thread run meanwhile */
-    int n = vm_coro_yield(S, nresults); /* comes back here when resumed (own C stack) */
+    int n = vm_coro_yield(S, nresults);
     capi_relock(S, held);
-    if (k != NULL) return k(L, LUA_YIELD, ctx);
-    return n; /* the values resume passed are the C function's results */
+    capi_running = S; /* as in lua_callk */
+    if (k != NULL) return capi_continue(S, k, LUA_YIELD, ctx);
+    return capi_kreturn(S, n);
 }
 
 int lua_resume(lua_State *L, lua_State *from, int narg, int *nres) {
@@ -1036,9 +1072,12 @@ void lua_upvaluejoin(lua_State *L, int fidx1, int n1, int fidx2, int n2) {
  * Debug interface
  * ===================================================================== */
 
+static bool is_chook_frame(const CallInfo *ci); /* lua_sethook, below */
+
 int lua_getstack(lua_State *L, int level, lua_Debug *ar) {
     State *S = capi_S(L);
     if (level < 0) return 0;
+    if (is_chook_frame(S->ci)) level++; /* inside a C hook: level 0 is the hooked function */
     CallInfo *ci = vm_getstack(S, level);
     if (ci == NULL) return 0;
     ar->i_ci = (struct CallInfo *)(void *)ci;
@@ -1144,15 +1183,48 @@ const char *lua_setlocal(lua_State *L, const lua_Debug *ar, int n) {
 
 /* Hooks set from C would call a C function where the runtime calls a Lua value: refused
  * with an error rather than silently ignored (vm/capi/README.md). */
+/* C hooks ride on the VM's hooks (vm/vm_hook.c), which call a function value with the event's
+ * name and line, as debug.sethook's do: that function is a C closure of chook_bridge holding
+ * the module's lua_Hook, which gets lua5.4's lua_Debug (event, currentline, and the hooked
+ * frame in i_ci, the bridge's caller) and, through lua_getstack, the hooked function at
+ * level 0, as a C hook runs without a frame of its own in lua5.4. */
+static int chook_bridge(lua_State *L) {
+    State *S = capi_S(L);
+    lua_Hook hook = (lua_Hook)lua_touserdata(L, lua_upvalueindex(1));
+    static const char *const names[] = {"call", "return", "line", "count", "tail call"};
+    const char *ev = lua_tostring(L, 1);
+    lua_Debug ar;
+    memset(&ar, 0, sizeof ar);
+    for (int i = 0; i < 5; i++)
+        if (ev != NULL && strcmp(ev, names[i]) == 0) ar.event = i; /* LUA_HOOKCALL .. LUA_HOOKTAILCALL */
+    ar.currentline = lua_isinteger(L, 2) ? (int)lua_tointeger(L, 2) : -1;
+    ar.i_ci = (struct CallInfo *)(void *)S->ci->prev;
+    lua_settop(L, 0);
+    hook(L, &ar);
+    return 0;
+}
+
+/* The bridge's frame, when [ci] is one (lua_getstack skips it). */
+static bool is_chook_frame(const CallInfo *ci) {
+    return (ci->callstatus & CIST_C) && ci->func->tt == VT_CFUNC && capi_fn(ci->func->u.cf) == chook_bridge;
+}
+
 void lua_sethook(lua_State *L, lua_Hook func, int mask, int count) {
-    (void)count;
-    if (func != NULL && mask != 0) vm_error(capi_S(L), "lua_sethook: C hooks are not supported by Tandem");
-    vm_sethook(capi_S(L), vm_nil(), 0, 0);
+    State *S = capi_S(L);
+    if (func == NULL || mask == 0) {
+        vm_sethook(S, vm_nil(), 0, 0);
+        return;
+    }
+    lua_pushlightuserdata(L, (void *)func);
+    lua_pushcclosure(L, chook_bridge, 1);
+    vm_sethook(S, S->top[-1], (unsigned)mask, count);
+    S->top--;
 }
 
 lua_Hook lua_gethook(lua_State *L) {
-    (void)L;
-    return NULL;
+    State *S = capi_S(L);
+    if (S->hook.tt != VT_CFUNC || capi_fn(S->hook.u.cf) != chook_bridge) return NULL;
+    return (lua_Hook)S->hook.u.cf->upvals[0].u.p;
 }
 
 int lua_gethookmask(lua_State *L) { return capi_S(L)->hookmask; }
