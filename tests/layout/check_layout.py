@@ -52,7 +52,13 @@ def main():
         if not os.path.isdir(d):
             problems.append(f"{folder}/: missing")
             continue
-        names = [n for n in sorted(os.listdir(d)) if n.endswith(CODE_EXTS)]
+        listing = sorted(os.listdir(d))
+        names = [n for n in listing if n.endswith(CODE_EXTS)]
+        # protoc-c generates <name>.pb-c.h from <name>.proto in the build directory: the
+        # header belongs to the folder that holds the .proto.
+        for n in listing:
+            if n.endswith(".proto"):
+                owner[n[:-len(".proto")] + ".pb-c.h"] = folder
         if names and not os.path.isfile(os.path.join(d, "README.md")):
             problems.append(f"{folder}/: holds code but has no README.md")
         for n in names:

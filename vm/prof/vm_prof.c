@@ -452,7 +452,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 }
 
 static int write_report(FILE *f, void **st) {
-    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb};
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb, NULL};
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
      * by it. */
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
@@ -462,16 +462,23 @@ static int write_report(FILE *f, void **st) {
         double frac = vm_sample_fraction();
         ro.sample_rate = frac > 0.0 ? frac : 1e-300;
     }
-    for (int i = 0; i < run.opt.nanalyses; i++) {
+    /* pprof: one profile for the whole run, each analysis adding its sample types, written
+     * once they all have (prof_api.h). */
+    if (run.opt.format == PROF_PPROF && (ro.pprof = prof_pprof_new()) == NULL) return -1;
+    int rc = 0;
+    for (int i = 0; i < run.opt.nanalyses && rc == 0; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
-        int rc = run.opt.analyses[i]->report(st[i], f, &ro);
+        rc = run.opt.analyses[i]->report(st[i], f, &ro);
         if (rc == -2) {
             fprintf(stderr, "tandem: %s has no report in this -Xprofile.format\n", run.opt.analyses[i]->name);
-            continue;
+            rc = 0;
         }
-        if (rc != 0) return -1;
     }
-    return 0;
+    if (ro.pprof != NULL) {
+        if (rc == 0) rc = prof_pprof_write(ro.pprof, f, &ro);
+        prof_pprof_free(ro.pprof);
+    }
+    return rc ? -1 : 0;
 }
 
 /* Write the report to [path] and check every step: a failed write (disk full, /dev/full)
