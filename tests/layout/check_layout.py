@@ -19,16 +19,17 @@ import sys
 VM_ROOMS = ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/lib", "vm/prof", "vm/capi"]
 ALLOWED = {
     "events": [],
+    "trace": [],
     "gc": [],
     "cab": [],
     "profilers": ["events", "cab"],
-    "vm": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],
+    "vm": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit", "trace"],
     "vm/compiler": ["vm", "gc"],
     "vm/bytecode": ["vm", "vm/compiler", "gc"],
-    "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events"],
+    "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events", "trace"],
     "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "vm/capi", "gc"],
     "vm/capi": ["vm", "vm/threads", "gc"],
-    "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events"],
+    "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events", "trace"],
     "jit": VM_ROOMS + ["gc", "cab", "profilers", "events"],
     "cli": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],
 }
