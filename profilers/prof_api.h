@@ -113,7 +113,7 @@ typedef struct ProfAnalysis {
  *   callgraph    caller -> callee edges with call sites   text json callgrind pprof
  *   calltree     calling context tree; depth-two patterns text json folded pprof
  *   cachesim     L1/L2 cache simulation of heap accesses  text json pprof
- *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate
+ *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate pprof
  *   inputsize    cost against input size (RMS, TRMS) per    text json
  *                function, with a fitted cost model
  * JSON: one document per analysis and report, ending with a newline, with the members
@@ -125,7 +125,8 @@ typedef struct ProfAnalysis {
  *                labelled with the thread ("[C]" nodes are frames, not samples)
  *   callgraph    "edge_calls": a sample per edge, stack [callee, caller]
  *   methodcount  "function_calls": a sample per function, stack [function]
- *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per function */
+ *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per function
+ *   pathprof     "line_entries": a sample per (function, line), the annotate counts */
 extern const ProfAnalysis prof_methodcount;
 extern const ProfAnalysis prof_callgraph;
 extern const ProfAnalysis prof_calltree;

@@ -16,8 +16,10 @@ samples against the JSON document of the same run configuration:
   cachesim     {function: (accesses, l1_misses, l2_misses)} == the JSON functions
                (known_cache.lua, whose misses do not depend on addresses; elsewhere the
                accesses only)
+  pathprof     {(function, line): entries} == the sum over the JSON paths of count times
+               the line's entries in the path's decoded lines
 
-Runs: every analysis alone and all four in one profile (each its own sample types), on
+Runs: every analysis alone and all five in one profile (each its own sample types), on
 programs of known shape, sequential and concurrent (and the smallest ring), native and green
 threads; a sampled run says so in a comment; a run killed by SIGTERM writes a whole, valid
 profile marked partial. Skipped, with a message, where protoc or python3-protobuf is missing
@@ -43,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 PROTO = os.path.join(ROOT, "profilers", "prof_profile.proto")
 THREADS = os.path.join(HERE, "..", "threads")
-ANALYSES = ("calltree", "callgraph", "methodcount", "cachesim")
+ANALYSES = ("calltree", "callgraph", "methodcount", "cachesim", "pathprof")
 # (program, options, program arguments): programs whose profiles are deterministic.
 PROGRAMS = [
     ("known_tree.lua", [], []),
@@ -124,6 +126,12 @@ def frames(p):
     return {l.id: fname[l.line[0].function_id] for l in p.location}
 
 
+def lines(p):
+    """location id -> (function display name, line)."""
+    fname = {f.id: p.string_table[f.name] for f in p.function}
+    return {l.id: (fname[l.line[0].function_id], l.line[0].line) for l in p.location}
+
+
 def samples_of(p, types, tname):
     """[(stack root first, value, thread or None)] of the samples with a value in [tname]."""
     i = types[tname]
@@ -190,6 +198,22 @@ def compare(name, p, types, docs, exact_misses):
                     got[stack[0]] += v
                 want = {f["function"]: f[k] for f in by[a]["functions"] if f[k]}
                 check(f"{name}: cachesim {k} == json", dict(got) == want, f"{got} != {want}")
+        elif a == "pathprof":
+            at = lines(p)
+            i = types["line_entries"]
+            got = collections.Counter()
+            for s in p.sample:
+                if s.value[i]:
+                    check(f"{name}: pathprof sample is one frame", len(s.location_id) == 1, s)
+                    got[at[s.location_id[0]]] += s.value[i]
+            want = collections.Counter()
+            for q in by[a]["paths"]:
+                check(f"{name}: pathprof paths decoded whole", q["start"] is not None and not q.get("truncated"), q)
+                for ln in q["lines"]:
+                    if ln:
+                        want[(q["function"], ln)] += q["count"]
+            check(f"{name}: pathprof line entries == json paths' lines", got == want and len(want) > 0,
+                  f"{sorted(got.items())[:6]} != {sorted(want.items())[:6]}")
 
 
 def pprof_run(tandem, Profile, args, name, tmp):
@@ -210,7 +234,7 @@ def one(tandem, Profile, tmp, prog, extra, pargs, mode, analyses):
         return
     types = well_formed(p, name)
     want_types = {"calltree": ["calls"], "callgraph": ["edge_calls"], "methodcount": ["function_calls"],
-                  "cachesim": ["accesses", "l1_misses", "l2_misses"]}
+                  "cachesim": ["accesses", "l1_misses", "l2_misses"], "pathprof": ["line_entries"]}
     check(f"{name}: sample types", sorted(types) == sorted(t for a in analyses for t in want_types[a]),
           sorted(types))
     jout = os.path.join(tmp, name.replace("/", "_").replace(" ", "_") + ".json")

@@ -17,6 +17,8 @@ run must show:
                 (-Xcab.size=12k -Xcab.chunk=4k -Xtest.analyzer_delay=200): "ring full" spans
   analyzer      concurrent profiling: an "analyzer 0" track with "analyzing" (and "idle")
                 spans, sequential: none
+  bounded       12000 green switches on one carrier: its track keeps the newest ring's worth
+                of spans (8192), the rest counted as overwritten
   SIGINT        trace_work.lua forever, SIGINT after "ready" (with and without a profile):
                 the process dies of the signal and the file is whole and valid
   errors        -Xtrace into a missing directory: an error naming the file, exit 1, before
@@ -164,6 +166,28 @@ def test_green(tandem, tmp):
         check(f"{name}: each thread's run", len([e for e in ev if e.get("ph") == "X" and e["cat"] == "thread"]) == 3)
 
 
+def test_bounded(tandem, tmp):
+    """More spans than a track's ring holds: the oldest are overwritten and counted, the
+    track keeps exactly a ring's worth, the newest (the run's end is there)."""
+    name = "bounded"
+    path = os.path.join(tmp, "bounded.json")
+    r = th.run_once(th.tandem_argv(tandem, "-Xtrace=" + path, "-Xthreads=green", "-Xcarriers=1", WORK,
+                                   "switches", "6000"), cwd=HERE, timeout=300)
+    check(f"{name}: exit 0", r.code == 0 and r.out.strip() == "12000", r.err[-500:])
+    ev = validate(name, path)
+    if ev is None:
+        return
+    with open(path) as f:
+        other = json.load(f)["otherData"]
+    ring = other["records_per_thread"]
+    per_track = collections.Counter(e["tid"] for e in ev if e.get("ph") == "X")
+    carrier = [t for t, n in tracks(ev).items() if n == "carrier 0"]
+    check(f"{name}: the carrier's track holds a ring's worth", len(carrier) == 1 and per_track[carrier[0]] == ring,
+          f"{per_track} ring {ring}")
+    check(f"{name}: overwritten records counted", other["overwritten_records"] >= 12000 - ring, other)
+    check(f"{name}: every track within its ring", max(per_track.values()) <= ring, per_track)
+
+
 def test_ring_and_analyzer(tandem, tmp):
     for threads in ("native", "green"):
         name = f"ring full {threads}"
@@ -231,7 +255,7 @@ def main():
     tandem = os.path.abspath(a.tandem)
     tmp = tempfile.mkdtemp(prefix="tandem_trace_")
     try:
-        tests = [test_collections, test_green, test_ring_and_analyzer, test_sigint, test_errors]
+        tests = [test_collections, test_green, test_bounded, test_ring_and_analyzer, test_sigint, test_errors]
         check.run_tasks([lambda t=t: t(tandem, tmp) for t in tests], 2)
         return check.finish(f"{check.counts['checks']} checks")
     finally:

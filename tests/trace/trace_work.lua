@@ -2,6 +2,14 @@
 -- profiler), allocate (collections) and yield (green switches).
 --   trace_work.lua [threads] [rounds]    ends after the rounds
 --   trace_work.lua forever               prints "ready" after one round each, then loops
+--   trace_work.lua switches N            two threads yield N times each, nothing else
+if arg[1] == "switches" then
+  local n = tonumber(arg[2])
+  local function yielder() for i = 1, n do thread.yield() end return n end
+  local a, b = thread.spawn(yielder), thread.spawn(yielder)
+  print(a:join() + b:join())
+  return
+end
 local nthreads = tonumber(arg[1]) or 3
 local rounds = tonumber(arg[2]) or 40
 local forever = arg[1] == "forever"
