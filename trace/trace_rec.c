@@ -19,6 +19,7 @@
  * half a pair. Rejected: writing the file as records come (a file write on the recording
  * paths, and unbounded); one global ring (every recording thread would contend on it). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,8 @@ static uint64_t trace_t0;     /* trace_start's time: ts 0 in the file */
 static Track *tracks;         /* the global list, newest first (CAS push) */
 static uint32_t next_tid;
 static _Thread_local Track *tl_track;
-static int write_rc = 1;      /* 1: not written yet */
+static int write_rc = 1;      /* 1: not written yet; under write_lock */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Names and categories of the kinds (TRACE_KIND order). */
 static const char *const kind_name[TRACE_KIND_COUNT] = {
@@ -228,9 +230,20 @@ static int write_file(FILE *f) {
     return 0;
 }
 
+static int write_locked(void);
+
+/* The main thread's end and the signal thread may both get here: the first writes, the
+ * other waits for it and returns its result. */
 int trace_write(void) {
     if (trace_path == NULL) return 0;
-    if (write_rc != 1) return write_rc;
+    pthread_mutex_lock(&write_lock);
+    if (write_rc == 1) write_rc = write_locked();
+    int rc = write_rc;
+    pthread_mutex_unlock(&write_lock);
+    return rc;
+}
+
+static int write_locked(void) {
     __atomic_store_n(&trace_flag, false, __ATOMIC_RELAXED);
     size_t len = strlen(trace_path) + 32;
     char *tmp = malloc(len);
@@ -254,6 +267,5 @@ int trace_write(void) {
     }
     if (err != 0) fprintf(stderr, "tandem: cannot write the trace to %s: %s\n", trace_path, strerror(err));
     free(tmp);
-    write_rc = err ? -1 : 0;
-    return write_rc;
+    return err ? -1 : 0;
 }
