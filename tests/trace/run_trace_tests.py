@@ -21,6 +21,8 @@ run must show:
                 of spans (8192), the rest counted as overwritten
   SIGINT        trace_work.lua forever, SIGINT after "ready" (with and without a profile):
                 the process dies of the signal and the file is whole and valid
+  other ends    an uncaught error (exit 1) and os.exit in a thread (its status): the file
+                is written, native and green
   errors        -Xtrace into a missing directory: an error naming the file, exit 1, before
                 the program runs; no -Xtrace: no file
 
@@ -243,6 +245,17 @@ def test_errors(tandem, tmp):
     check("missing directory: program not run", "ran" not in r.out, r.out)
     r = th.run_once(th.tandem_argv(tandem, "-X"), cwd=HERE, timeout=60)
     check("-X lists -Xtrace", "-Xtrace" in r.out + r.err)
+    # Ends other than the program's: an uncaught error (exit 1) and os.exit from a thread.
+    for what, code, expect in (("error('boom')", "local h = thread.spawn(function() return 1 end) h:join() error('boom')", 1),
+                               ("os.exit(3)", "local h = thread.spawn(function() os.exit(3) end) h:join()", 3)):
+        src = os.path.join(tmp, f"end{expect}.lua")
+        with open(src, "w") as f:
+            f.write(code + "\n")
+        for threads in ("native", "green"):
+            name = f"ends with {what} {threads}"
+            ev = run_traced(tandem, tmp, name, ["-Xthreads=" + threads, src], expect_code=expect)
+            if ev is not None:  # the thread's track (under os.exit its run never ended)
+                check(f"{name}: the thread's track", len(tracks(ev)) >= 2, tracks(ev))
     empty = tempfile.mkdtemp(dir=tmp)
     r = th.run_once(th.tandem_argv(tandem, WORK, "2", "2"), cwd=empty, timeout=60)
     check("no -Xtrace: no file", r.code == 0 and os.listdir(empty) == [], os.listdir(empty))
