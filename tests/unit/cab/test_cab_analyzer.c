@@ -293,21 +293,28 @@ static void *late_producer_main(void *arg) {
     return producer_main(s);
 }
 
+/* One analyzer serving stream [id] (100,000 events) whose producer sleeps 30 ms before its
+ * first push; returns after the pool's shutdown (the analyzer joined). */
+static void run_late_producer(Stream *s, uint64_t id) {
+    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
+    *s = (Stream){.id = id, .next = 1, .total = 100000};
+    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
+    s->ring = cab_ring_new(&c, NULL, &s->prod, NULL);
+    CabConsumer cons = {.consume = consume, .done = done, .ctx = s};
+    cab_analyzer_register(pool, s->ring, &cons, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, late_producer_main, s), 0);
+    pthread_join(th, NULL);
+    cab_analyzer_shutdown(pool);
+}
+
 /* CabStats.idle_ns: the analyzer's idle time while it served the ring, here at least most of
  * the 30 ms the producer slept before its first push, and never more than the ring's life. */
 static void test_cab_analyzer_idle_time(void **state) {
     (void)state;
-    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
-    Stream s = {.id = 3, .next = 1, .total = 100000};
-    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
-    s.ring = cab_ring_new(&c, NULL, &s.prod, NULL);
+    Stream s;
     uint64_t t0 = now_ns();
-    CabConsumer cons = {.consume = consume, .done = done, .ctx = &s};
-    cab_analyzer_register(pool, s.ring, &cons, 0);
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, late_producer_main, &s), 0);
-    pthread_join(th, NULL);
-    cab_analyzer_shutdown(pool);
+    run_late_producer(&s, 3);
     uint64_t life = now_ns() - t0;
     assert_int_equal(s.done_calls, 1);
     assert_int_equal(s.seen, s.total);
@@ -338,16 +345,8 @@ static void test_cab_analyzer_phase_observer(void **state) {
     (void)state;
     nphases = 0;
     cab_analyzer_set_phase_observer(record_phase);
-    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
-    Stream s = {.id = 4, .next = 1, .total = 100000};
-    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
-    s.ring = cab_ring_new(&c, NULL, &s.prod, NULL);
-    CabConsumer cons = {.consume = consume, .done = done, .ctx = &s};
-    cab_analyzer_register(pool, s.ring, &cons, 0);
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, late_producer_main, &s), 0);
-    pthread_join(th, NULL);
-    cab_analyzer_shutdown(pool);
+    Stream s;
+    run_late_producer(&s, 4);
     cab_analyzer_set_phase_observer(NULL);
     assert_int_equal(s.seen, s.total);
     assert_true(nphases >= 3 && nphases <= MAX_PHASES);
