@@ -357,6 +357,31 @@ static void faults_after_consume(Analyzer *a, uint64_t took) {
     if (f->die_after && a->chunks >= f->die_after) die(a);
 }
 
+static CabPhaseFn phase_observer; /* cab_analyzer_set_phase_observer; read once per thread */
+
+void cab_analyzer_set_phase_observer(CabPhaseFn fn) { phase_observer = fn; }
+
+/* The phase observer's bookkeeping: busy (rounds with progress) and idle phases alternate;
+ * a phase is reported when it ends, timed from the start of its first round to the start of
+ * the round that ended it, so consecutive phases share their boundary. */
+typedef struct Phase {
+    CabPhaseFn fn;   /* NULL: not observed, nothing below is used */
+    int busy;
+    uint64_t t0;     /* start of the current phase */
+    uint64_t chunks; /* progress in the current busy phase */
+} Phase;
+
+static void phase_round(Phase *ph, int index, uint64_t round_t0, size_t progress) {
+    int busy = progress != 0;
+    if (busy != ph->busy) {
+        ph->fn(index, ph->busy, ph->t0, round_t0, ph->chunks);
+        ph->busy = busy;
+        ph->t0 = round_t0;
+        ph->chunks = 0;
+    }
+    ph->chunks += progress;
+}
+
 static void *analyzer_main(void *arg) {
     Analyzer *a = arg;
     if (a->cpu >= 0) {
@@ -365,8 +390,14 @@ static void *analyzer_main(void *arg) {
     }
     unsigned idle = 0;
     uint64_t idle_mark = 0; /* while idle: end of the time already credited to the rings */
+    Phase ph = {phase_observer, 0, 0, 0};
+    if (ph.fn) {
+        ph.fn(a->index, -1, 0, 0, 0);
+        ph.t0 = now_ns();
+    }
     for (;;) {
         if (__atomic_load_n(&a->waiting, __ATOMIC_ACQUIRE)) pick_up(a);
+        uint64_t round_t0 = ph.fn ? now_ns() : 0;
         size_t progress = 0;
         for (size_t i = 0; i < a->n;) {
             Served *s = &a->rings[i];
@@ -416,6 +447,7 @@ static void *analyzer_main(void *arg) {
             __atomic_fetch_sub(&a->load, 1, __ATOMIC_RELEASE); /* pairs with shutdown's acquire */
             progress++;
         }
+        if (ph.fn) phase_round(&ph, a->index, round_t0, progress);
         if (progress) {
             idle = 0;
             continue;
@@ -429,7 +461,10 @@ static void *analyzer_main(void *arg) {
             bool end = a->nin == 0;
             if (end) __atomic_store_n(&a->dead, 1, __ATOMIC_RELEASE);
             pthread_mutex_unlock(&a->mu);
-            if (end) break;
+            if (end) {
+                if (ph.fn) ph.fn(a->index, ph.busy, ph.t0, now_ns(), ph.chunks);
+                break;
+            }
         }
         /* Idle time (CabStats.idle_ns): from the end of the first round that found nothing
          * to the end of the last backoff, credited to every ring served meanwhile after

@@ -421,6 +421,15 @@ typedef struct CabAnalyzerFaults {
 } CabAnalyzerFaults;
 void cab_analyzer_set_faults(CabAnalyzerPool *pool, const CabAnalyzerFaults *f);
 
+/* An observer of the analyzer threads (-Xtrace), called on the analyzer thread: once when it
+ * starts ([busy] -1, times 0), then each time it turns from busy to idle or back, with the
+ * phase that ended: [busy] 1 (rounds that analysed something: [chunks] chunks) or 0 (rounds
+ * that found nothing), from [t0] to [t1] (CLOCK_MONOTONIC nanoseconds); and at its end, the
+ * phase it was in. [analyzer]: the thread's index in its pool. Set before
+ * cab_analyzer_start; NULL (the default): none, and the analyzers read no clock for it. */
+typedef void (*CabPhaseFn)(int analyzer, int busy, uint64_t t0, uint64_t t1, uint64_t chunks);
+void cab_analyzer_set_phase_observer(CabPhaseFn fn);
+
 /* Wait until every registered ring has been closed (by its producer) and drained, stop the
  * threads and free the pool. Producers must close their rings, or this waits forever. */
 void cab_analyzer_shutdown(CabAnalyzerPool *pool);

@@ -49,6 +49,7 @@ typedef struct Options {
     int sequential;              /* -Xanalysis: 0 concurrent, 1 sequential */
     size_t cab_size, cab_chunk;  /* 0: default */
     const char *profile_out;
+    const char *trace_out;       /* -Xtrace: the timeline's file; NULL: no trace */
     int green;                   /* -Xthreads: 0 native, 1 green */
     int64_t carriers;            /* 0: default */
     int64_t slice_ms;            /* 0: default */

@@ -168,6 +168,7 @@ static int finish(int code) {
     }
     if (code != 0) vm_prof_mark_partial(); /* the program stopped at an uncaught error */
     if (vm_prof_finish() != 0 && code == 0) code = 1;
+    if (vm_trace_finish() != 0 && code == 0) code = 1; /* after the profile: analyzers record */
     if (print_stats) {
         stats_report();
         vm_prof_print_stats(stderr);
@@ -285,7 +286,7 @@ int main(int argc, char **argv) {
     }
     /* A profiled run: SIGINT/SIGTERM from now on end it with the profile written (vm_prof.c),
      * even before the profiler has started. */
-    if (opt.profile && !opt.dump_bytecode && !compile_in) vm_prof_block_signals();
+    if ((opt.profile || opt.trace_out) && !opt.dump_bytecode && !compile_in) vm_prof_block_signals();
     if (compile_out && !compile_in) {
         fprintf(stderr, "tandem: -o needs -c\n");
         return EXIT_USAGE;
@@ -405,6 +406,11 @@ int main(int argc, char **argv) {
     if (!opt.dump_bytecode) {
         /* Profile from the first chunk run to the end of the program, whatever the end. */
         const char *err = NULL;
+        /* The trace first: its observers must be in place before the analyzers start. */
+        if (opt.trace_out && !vm_trace_start(opt.trace_out, &err)) {
+            fprintf(stderr, "tandem: cannot write the trace to %s: %s\n", opt.trace_out, err);
+            return 1;
+        }
         if (!vm_prof_start(&popt, &err)) {
             fprintf(stderr, "tandem: cannot start the profiler: %s\n", err ? err : "unknown error");
             return 1;

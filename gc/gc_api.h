@@ -55,6 +55,13 @@ void gc_collect_now(void);
 /* The hook that gc_collect and the allocation trigger call; NULL: collect directly. */
 void gc_set_collect_hook(void (*hook)(void));
 
+/* An observer of collections (-Xtrace): called on the collecting thread when a collection
+ * starts ([end] 0, [heap_used] 0) and when it ends ([end] 1, the bytes in use after it),
+ * whoever started it (the VM's trigger or Boehm's own, inside an allocation). It runs with
+ * Boehm's allocation lock held: it must not allocate from the GC heap or wait for another
+ * VM thread (malloc is fine). Set it before any other thread starts; NULL: none. */
+void gc_set_collection_observer(void (*fn)(int end, size_t heap_used));
+
 /* From now on (for good) collections are decided here and run through the hook, never by
  * Boehm inside an allocation: call it before a second thread starts running VM code. Until
  * then Boehm's own policy decides, in the one thread's allocations. */

@@ -150,13 +150,20 @@ static void set_trigger(void) {
  * are consistent): what a finished collection left in use, for gc_heap_used. Whoever
  * started the collection (our trigger, Boehm's own, an explicit one), it ends here. */
 static void after_mark(void);
+static void (*collection_observer)(int end, size_t heap_used); /* gc_set_collection_observer */
+
 static void GC_CALLBACK on_collection_event(GC_EventType ev) {
     if (ev == GC_EVENT_MARK_END) after_mark();
+    if (ev == GC_EVENT_START && collection_observer) collection_observer(0, 0);
     if (ev != GC_EVENT_END) return;
     struct GC_prof_stats_s st;
     GC_get_prof_stats_unsafe(&st, sizeof st);
-    atomic_store_explicit(&used_at_gc, (size_t)(st.heapsize_full - st.free_bytes_full), memory_order_relaxed);
+    size_t used = (size_t)(st.heapsize_full - st.free_bytes_full);
+    atomic_store_explicit(&used_at_gc, used, memory_order_relaxed);
+    if (collection_observer) collection_observer(1, used);
 }
+
+void gc_set_collection_observer(void (*fn)(int end, size_t heap_used)) { collection_observer = fn; }
 
 #if defined(GC_ASAN) || defined(GC_TSAN)
 /* The sanitizer runtime's own data (libtsan: 50 MB of .bss, libasan: 5.6 MB) holds no pointer

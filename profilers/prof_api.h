@@ -17,7 +17,12 @@
 /* Display name of function [id] ("f (prog.lua:3)"); never NULL. */
 typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
-typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND, PROF_ANNOTATE } ProfFormat;
+/* Grep ProfFormat in cli/cli_options.c (format_names) if you change this enum. */
+typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND, PROF_ANNOTATE, PROF_PPROF } ProfFormat;
+
+/* A pprof profile being built (-Xprofile.format=pprof, prof_pprof.c): the samples of every
+ * analysis of a run, written as one gzip-compressed profile.proto message. */
+typedef struct ProfPprof ProfPprof;
 
 /* A Ball-Larus path decoded (pathprof): the basic blocks it went through, in order, and the
  * source lines of their instructions (consecutive repeats dropped). Blocks are numbered in
@@ -61,6 +66,9 @@ typedef struct ProfReportOpts {
     void *ctx;            /* for fname */
     ProfDecodePathFn decode_path; /* Ball-Larus paths (pathprof); NULL: numbers only */
     ProfSourceFn fsource;         /* source files of function ids (annotate); may be NULL */
+    ProfPprof *pprof;             /* PROF_PPROF: the run's profile, which report adds its
+                                     samples to (the caller writes it once every analysis
+                                     has); NULL: report writes a whole profile of its own */
 } ProfReportOpts;
 
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
@@ -101,23 +109,40 @@ typedef struct ProfAnalysis {
 } ProfAnalysis;
 
 /* The analyses, and the report formats each has (others: report returns -2).
- *   methodcount  calls per function                      text json callgrind
- *   callgraph    caller -> callee edges with call sites   text json callgrind
- *   calltree     calling context tree; depth-two patterns text json folded
- *   cachesim     L1/L2 cache simulation of heap accesses  text json
- *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate
+ *   methodcount  calls per function                      text json callgrind pprof
+ *   callgraph    caller -> callee edges with call sites   text json callgrind pprof
+ *   calltree     calling context tree; depth-two patterns text json folded pprof
+ *   cachesim     L1/L2 cache simulation of heap accesses  text json pprof
+ *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate pprof
  *   inputsize    cost against input size (RMS, TRMS) per    text json
  *                function, with a fitted cost model
  * JSON: one document per analysis and report, ending with a newline, with the members
  * "analysis", "version", "sample_rate", "estimated", "partial"; counts in it are the
- * observed ones (divide by sample_rate to estimate). Text, folded and callgrind counts are
- * estimates scaled by 1/sample_rate when sampled (text and callgrind say so). */
+ * observed ones (divide by sample_rate to estimate). Text, folded, callgrind and pprof counts
+ * are estimates scaled by 1/sample_rate when sampled (text, callgrind and pprof say so).
+ * pprof: one profile for all the analyses of a run, a sample type (or three) per analysis:
+ *   calltree     "calls": a sample per context, its stack from the thread's first frame,
+ *                labelled with the thread ("[C]" nodes are frames, not samples)
+ *   callgraph    "edge_calls": a sample per edge, stack [callee, caller]
+ *   methodcount  "function_calls": a sample per function, stack [function]
+ *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per function
+ *   pathprof     "line_entries": a sample per (function, line), the annotate counts */
 extern const ProfAnalysis prof_methodcount;
 extern const ProfAnalysis prof_callgraph;
 extern const ProfAnalysis prof_calltree;
 extern const ProfAnalysis prof_cachesim;
 extern const ProfAnalysis prof_pathprof;
 extern const ProfAnalysis prof_inputsize;
+
+/* pprof profiles (prof_pprof.c). A new, empty profile; NULL if out of memory. */
+ProfPprof *prof_pprof_new(void);
+
+/* Writes [b] to [out] as a gzip-compressed pprof profile, with notes (Profile.comment) on
+ * sampling and partial profiles from [o]. Returns 0, or -1 if encoding, compressing or
+ * writing failed. */
+int prof_pprof_write(ProfPprof *b, FILE *out, const ProfReportOpts *o);
+
+void prof_pprof_free(ProfPprof *b);
 
 /* Cache simulator geometry and policy (-Xcachesim.l1, -Xcachesim.l2, -Xcachesim.policy),
  * for states opened afterwards (call it before the program starts). [l1], [l2]: size in

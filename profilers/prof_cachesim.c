@@ -1,7 +1,7 @@
 /* prof_cachesim.c: cache simulation (CAB paper 5.2, like Pin's dcache): the heap loads and
  * stores (EV_LOAD, EV_STORE) run through a set-associative L1 and L2; the report gives
  * hits, misses and miss rates per level and the misses of each function. Reports: text,
- * json.
+ * json, pprof (per function: "accesses", "l1_misses", "l2_misses").
  *
  * Model. Defaults as the paper: L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive,
  * FIFO replacement; geometry and policy (fifo | lru) are set by prof_cachesim_configure.
@@ -30,6 +30,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
+#include "prof_pprof.h"
 #include "ev_api.h"
 
 #define WHO "cachesim"
@@ -417,9 +418,31 @@ static void report_json(const CacheSim *cs, const Row *rows, size_t nrows, FILE 
     fputs("]}\n", out);
 }
 
+typedef struct PprofArg {
+    const Row *rows;
+    size_t n;
+} PprofArg;
+
+/* pprof: three sample types, and per function one sample in each (its stack: the function
+ * alone, "[none]" for accesses before any call). */
+static int add_pprof(ProfPprof *b, void *arg, const ProfReportOpts *o) {
+    const PprofArg *pa = arg;
+    uint32_t acc = prof_pprof_type(b, "accesses", "count");
+    uint32_t l1 = prof_pprof_type(b, "l1_misses", "count");
+    uint32_t l2 = prof_pprof_type(b, "l2_misses", "count");
+    for (size_t i = 0; i < pa->n; i++) {
+        const FnCount *c = pa->rows[i].c;
+        uint64_t loc = prof_pprof_frame(b, pa->rows[i].name, 0);
+        prof_pprof_sample(b, &loc, 1, acc, prof_est(c->accesses, o), PROF_PPROF_NO_THREAD);
+        prof_pprof_sample(b, &loc, 1, l1, prof_est(c->l1_misses, o), PROF_PPROF_NO_THREAD);
+        prof_pprof_sample(b, &loc, 1, l2, prof_est(c->l2_misses, o), PROF_PPROF_NO_THREAD);
+    }
+    return 0;
+}
+
 static int cs_report(void *st, FILE *out, const ProfReportOpts *o) {
     CacheSim *cs = st;
-    if (o->format != PROF_TEXT && o->format != PROF_JSON) return -2;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_PPROF) return -2;
     size_t n = 0;
     for (size_t f = 0; f < cs->fn_cap; f++) n += cs->fn[f].accesses != 0;
     Row *rows = malloc((n ? n : 1) * sizeof *rows);
@@ -428,10 +451,17 @@ static int cs_report(void *st, FILE *out, const ProfReportOpts *o) {
     for (size_t f = 0; f < cs->fn_cap; f++)
         if (cs->fn[f].accesses) rows[n++] = (Row){&cs->fn[f], f ? o->fname((uint32_t)(f - 1), o->ctx) : "[none]"};
     qsort(rows, n, sizeof *rows, row_cmp);
-    if (o->format == PROF_TEXT) report_text(cs, rows, n, out, o);
-    else report_json(cs, rows, n, out, o);
+    int rc = 0;
+    if (o->format == PROF_PPROF) {
+        PprofArg pa = {rows, n};
+        rc = prof_pprof_report(out, o, add_pprof, &pa);
+    } else if (o->format == PROF_TEXT) {
+        report_text(cs, rows, n, out, o);
+    } else {
+        report_json(cs, rows, n, out, o);
+    }
     free(rows);
-    return ferror(out) ? -1 : 0;
+    return rc || ferror(out) ? -1 : 0;
 }
 
 static void cs_close(void *st) {

@@ -1,5 +1,5 @@
 /* prof_callgraph.c: call graph profiling (CAB paper 5.2): how many times each caller called
- * each callee, and from which call sites. Reports: text, json, callgrind.
+ * each callee, and from which call sites. Reports: text, json, callgrind, pprof.
  *
  * The caller is found on the analyzer, not by the instrumentation: each language thread has
  * a shadow stack of its Lua frames (function id, depth), kept from EV_CALL's depth alone (a
@@ -24,6 +24,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
+#include "prof_pprof.h"
 #include "ev_api.h"
 
 #define WHO "callgraph"
@@ -386,12 +387,37 @@ static int report_callgrind(const CallGraph *cg, Row *rows, FILE *out, const Pro
     return 0;
 }
 
+/* pprof: "edge_calls", one sample per edge with the stack [callee, caller] ("[root]" the
+ * caller of a thread's first frame). Sites are not written: they are instruction indices,
+ * not lines. */
+static int add_pprof(ProfPprof *b, const CallGraph *cg, const Row *rows, const ProfReportOpts *o) {
+    uint32_t type = prof_pprof_type(b, "edge_calls", "count");
+    for (size_t i = 0; i < cg->nedges; i++) {
+        uint64_t stack[2] = {prof_pprof_frame(b, rows[i].callee, 0), prof_pprof_frame(b, rows[i].caller, 0)};
+        prof_pprof_sample(b, stack, 2, type, prof_est(rows[i].e->calls, o), PROF_PPROF_NO_THREAD);
+    }
+    return 0;
+}
+
+typedef struct PprofArg {
+    const CallGraph *cg;
+    const Row *rows;
+} PprofArg;
+
+static int add_pprof_cb(ProfPprof *b, void *arg, const ProfReportOpts *o) {
+    const PprofArg *pa = arg;
+    return add_pprof(b, pa->cg, pa->rows, o);
+}
+
 static int cg_report_all(const CallGraph *cg, FILE *out, const ProfReportOpts *o) {
     Site **sv;
     Row *rows = make_rows(cg, o, &sv);
     if (rows == NULL) return -1;
     int rc = 0;
-    if (o->format == PROF_TEXT) report_text(cg, rows, out, o);
+    if (o->format == PROF_PPROF) {
+        PprofArg pa = {cg, rows};
+        rc = prof_pprof_report(out, o, add_pprof_cb, &pa);
+    } else if (o->format == PROF_TEXT) report_text(cg, rows, out, o);
     else if (o->format == PROF_JSON) report_json(cg, rows, out, o);
     else rc = report_callgrind(cg, rows, out, o);
     free(rows);
@@ -424,7 +450,8 @@ static void cg_close(void *st);
 
 static int cg_report(void *st, FILE *out, const ProfReportOpts *o) {
     CallGraph *cg = st;
-    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_CALLGRIND) return -2;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_CALLGRIND && o->format != PROF_PPROF)
+        return -2;
     if (o->sample_rate < 1.0) {
         ProfReportOpts ko = *o;
         CallGraph *k = without_guessed(cg, &ko);

@@ -1,7 +1,7 @@
 /* prof_calltree.c: call-tree profiling (CAB paper 5.2): the calling context tree (CCT) of
  * each language thread with the number of calls of every context, and the paper's summary
  * of the dynamic call tree by its subtree patterns of depth two. Reports: text, json,
- * folded stacks.
+ * folded stacks, pprof.
  *
  * Built on the analyzer from the call events alone, as the paper does (Ha et al. needed a
  * bit vector on the application's stack; here the instrumentation is the call graph's):
@@ -15,6 +15,10 @@
  * gap was entered, not the number of C calls). Each thread's tree hangs from its own root
  * ("[root]", not a call); EV_THREAD picks the thread (green threads interleave in a
  * carrier's stream), and events before any EV_THREAD belong to thread 0.
+ *
+ * pprof: one sample per context with calls, its stack from the thread's first frame down
+ * (innermost first in the sample), its value the context's calls, labelled "thread" with the
+ * thread id: the folded stacks' lines with the thread as a label instead of a frame.
  *
  * Depth-two subtree patterns. Our reading of the paper (5.2, after Ha et al., "Improved
  * error reporting for software that uses black-box components", PLDI'07): every node of
@@ -44,6 +48,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
+#include "prof_pprof.h"
 #include "ev_api.h"
 
 #define WHO "calltree"
@@ -636,8 +641,53 @@ static int report_folded(const CallTree *ct, const View *v, const uint32_t *ord,
     return rc;
 }
 
+typedef struct PprofArg {
+    ProfPprof *b;
+    uint32_t type;
+    uint64_t thread;
+    uint64_t *loc;   /* per node: its location id, 0 until first needed */
+    uint64_t *stack; /* the path's locations, innermost first */
+    size_t cap;
+} PprofArg;
+
+/* One sample per context with calls, as visit_folded writes a line ("[C]" nodes are frames
+ * of the stacks below them, not samples). */
+static int visit_pprof(const View *v, const uint32_t *path, size_t depth, void *arg) {
+    PprofArg *pa = arg;
+    uint32_t n = path[depth - 1];
+    const Node *nd = &v->ct->nodes[n];
+    if (pa->loc[n] == 0) pa->loc[n] = prof_pprof_frame(pa->b, v->name[n], 0);
+    if (nd->fid == PROF_FID_C || nd->calls == 0) return 0;
+    if (depth > pa->cap) prof_grow((void **)&pa->stack, &pa->cap, depth, sizeof *pa->stack, WHO);
+    for (size_t i = 0; i < depth; i++) pa->stack[i] = pa->loc[path[depth - 1 - i]];
+    prof_pprof_sample(pa->b, pa->stack, depth, pa->type, prof_est(nd->calls, v->o), pa->thread);
+    return 0;
+}
+
+static int add_pprof(ProfPprof *b, void *st, const ProfReportOpts *o) {
+    CallTree *ct = st;
+    View v;
+    if (view_make(&v, ct, o) != 0) return -1;
+    uint32_t *ord = thread_order(ct);
+    PprofArg pa = {b, prof_pprof_type(b, "calls", "count"), 0, calloc(ct->nnodes + 1, sizeof(uint64_t)), NULL, 0};
+    int rc = ord == NULL || pa.loc == NULL ? -1 : 0;
+    for (uint32_t i = 0; rc == 0 && i < ct->th.n; i++) {
+        pa.thread = ct->threads[ord[i]].id;
+        rc = walk(&v, ct->threads[ord[i]].root, visit_pprof, &pa);
+    }
+    free(pa.loc);
+    free(pa.stack);
+    free(ord);
+    view_free(&v);
+    return rc;
+}
+
 static int ct_report(void *st, FILE *out, const ProfReportOpts *o) {
     CallTree *ct = st;
+    if (o->format == PROF_PPROF) {
+        flush(ct);
+        return prof_pprof_report(out, o, add_pprof, ct);
+    }
     if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_FOLDED) return -2;
     flush(ct);
     View v;

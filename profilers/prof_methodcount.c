@@ -1,11 +1,12 @@
 /* prof_methodcount.c: method counting: how many times each function was entered (EV_CALL).
  * State: a count per function id in a growable array (ids are small and dense, vm/prof/vm_prof.c),
- * in malloc'd memory. Reports: text, json, callgrind (prof_api.h). */
+ * in malloc'd memory. Reports: text, json, callgrind, pprof (prof_api.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "prof_api.h"
 #include "prof_out.h"
+#include "prof_pprof.h"
 #include "ev_api.h"
 
 /* Functions listed in the report; the rest are summed on one line. */
@@ -131,8 +132,23 @@ static void report_callgrind(const MethodCount *mc, const Row *rows, size_t nfun
     fprintf(out, "totals: %llu\n", (unsigned long long)prof_est(mc->total, o));
 }
 
+/* pprof: "function_calls", one sample per function with the function alone as its stack. */
+static int add_pprof(ProfPprof *b, void *st, const ProfReportOpts *o) {
+    size_t nfun;
+    Row *rows = sorted_rows(st, o, &nfun);
+    if (rows == NULL) return -1;
+    uint32_t type = prof_pprof_type(b, "function_calls", "count");
+    for (size_t i = 0; i < nfun; i++) {
+        uint64_t loc = prof_pprof_frame(b, rows[i].name, 0);
+        prof_pprof_sample(b, &loc, 1, type, prof_est(rows[i].count, o), PROF_PPROF_NO_THREAD);
+    }
+    free(rows);
+    return 0;
+}
+
 static int mc_report(void *st, FILE *out, const ProfReportOpts *o) {
     MethodCount *mc = st;
+    if (o->format == PROF_PPROF) return prof_pprof_report(out, o, add_pprof, mc);
     if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_CALLGRIND) return -2;
     size_t nfun;
     Row *rows = sorted_rows(mc, o, &nfun);

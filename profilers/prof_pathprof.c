@@ -5,7 +5,8 @@
  * them per (function id, path number) in a hash table and, at report time, decodes every
  * number back into the blocks and source lines it went through, through the runtime's
  * ProfReportOpts.decode_path. Reports: text (hottest paths first), json (every path),
- * annotate (the source of the hottest functions with each line's count, "Annotate" below).
+ * annotate (the source of the hottest functions with each line's count, "Annotate" below),
+ * pprof (the same line counts as "line_entries" samples, one frame at each line).
  *
  * Hot path: one probe of an open-addressing table of (key, count) pairs, key =
  * fid << 32 | path (fid >= 1, so key 0 marks a free slot); no allocation per event (the
@@ -17,6 +18,7 @@
 
 #include "prof_api.h"
 #include "prof_out.h"
+#include "prof_pprof.h"
 #include "ev_api.h"
 
 #define WHO "pathprof"
@@ -337,22 +339,26 @@ static void annotate_function(FILE *out, const ProfReportOpts *o, const FnTotal 
                 text != NULL ? "   (outside the function)" : "");
 }
 
-static void report_annotate(const PathProf *pp, const Row *rows, FILE *out, const ProfReportOpts *o, Dec *d) {
+/* The line counts of every function (sorted by function id, then line; malloc'd, *[nlc] of
+ * them, NULL if none); *[truncated]: some path had more than MAX_DECODE lines; *[undecoded]:
+ * some path could not be decoded. */
+static LineCount *line_counts(const PathProf *pp, const Row *rows, const ProfReportOpts *o, Dec *d, size_t *nlcp,
+                              int *truncated, int *undecoded) {
     LineCount *lc = NULL;
     size_t nlc = 0, cap = 0;
     ProfMap at = {0}; /* fid << 32 | line -> index in lc */
-    int truncated = 0, undecoded = 0;
+    *truncated = *undecoded = 0;
     for (size_t i = 0; i < pp->n; i++) {
         const Row *r = &rows[i];
         decode(d, o, r->fid, r->path);
         if (!d->ok) {
-            undecoded = 1;
+            *undecoded = 1;
             continue;
         }
         int n = d->p.nlines;
         if (n > MAX_DECODE) {
             n = MAX_DECODE;
-            truncated = 1;
+            *truncated = 1;
         }
         for (int k = 0; k < n; k++) {
             uint32_t line = d->lines[k];
@@ -371,6 +377,14 @@ static void report_annotate(const PathProf *pp, const Row *rows, FILE *out, cons
     }
     prof_map_free(&at);
     if (nlc > 0) qsort(lc, nlc, sizeof *lc, line_count_cmp);
+    *nlcp = nlc;
+    return lc;
+}
+
+static void report_annotate(const PathProf *pp, const Row *rows, FILE *out, const ProfReportOpts *o, Dec *d) {
+    size_t nlc;
+    int truncated, undecoded;
+    LineCount *lc = line_counts(pp, rows, o, d, &nlc, &truncated, &undecoded);
     /* Per function: its total and where its lines start in lc. */
     FnTotal *fns = NULL;
     size_t *start = NULL, nf = 0, fcap = 0, scap = 0;
@@ -419,9 +433,33 @@ static void report_annotate(const PathProf *pp, const Row *rows, FILE *out, cons
     free(lc);
 }
 
+typedef struct PprofArg {
+    const PathProf *pp;
+    const Row *rows;
+    Dec *d;
+} PprofArg;
+
+/* pprof: "line_entries", the annotate report's counts: one sample per (function, line) with
+ * a one-frame stack at that line, so pprof's source views (list, weblist) show each line's
+ * entries. */
+static int add_pprof(ProfPprof *b, void *arg, const ProfReportOpts *o) {
+    const PprofArg *pa = arg;
+    size_t nlc;
+    int truncated, undecoded;
+    LineCount *lc = line_counts(pa->pp, pa->rows, o, pa->d, &nlc, &truncated, &undecoded);
+    uint32_t type = prof_pprof_type(b, "line_entries", "count");
+    for (size_t i = 0; i < nlc; i++) {
+        uint64_t loc = prof_pprof_frame(b, o->fname(lc[i].fid, o->ctx), lc[i].line);
+        prof_pprof_sample(b, &loc, 1, type, prof_est(lc[i].count, o), PROF_PPROF_NO_THREAD);
+    }
+    free(lc);
+    return 0;
+}
+
 static int pp_report(void *st, FILE *out, const ProfReportOpts *o) {
     PathProf *pp = st;
-    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_ANNOTATE) return -2;
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_ANNOTATE && o->format != PROF_PPROF)
+        return -2;
     Row *rows = sorted_rows(pp, o);
     Dec *d = malloc(sizeof *d);
     if (rows == NULL || d == NULL) {
@@ -429,12 +467,20 @@ static int pp_report(void *st, FILE *out, const ProfReportOpts *o) {
         free(d);
         return -1;
     }
-    if (o->format == PROF_TEXT) report_text(pp, rows, out, o, d);
-    else if (o->format == PROF_ANNOTATE) report_annotate(pp, rows, out, o, d);
-    else report_json(pp, rows, out, o, d);
+    int rc = 0;
+    if (o->format == PROF_PPROF) {
+        PprofArg pa = {pp, rows, d};
+        rc = prof_pprof_report(out, o, add_pprof, &pa);
+    } else if (o->format == PROF_TEXT) {
+        report_text(pp, rows, out, o, d);
+    } else if (o->format == PROF_ANNOTATE) {
+        report_annotate(pp, rows, out, o, d);
+    } else {
+        report_json(pp, rows, out, o, d);
+    }
     free(d);
     free(rows);
-    return ferror(out) ? -1 : 0;
+    return rc || ferror(out) ? -1 : 0;
 }
 
 static void pp_close(void *st) {

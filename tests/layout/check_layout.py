@@ -19,16 +19,17 @@ import sys
 VM_ROOMS = ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/lib", "vm/prof", "vm/capi"]
 ALLOWED = {
     "events": [],
+    "trace": [],
     "gc": [],
     "cab": [],
     "profilers": ["events", "cab"],
-    "vm": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],
+    "vm": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit", "trace"],
     "vm/compiler": ["vm", "gc"],
     "vm/bytecode": ["vm", "vm/compiler", "gc"],
-    "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events"],
+    "vm/threads": ["vm", "vm/prof", "gc", "cab", "profilers", "events", "trace"],
     "vm/lib": ["vm", "vm/compiler", "vm/bytecode", "vm/threads", "vm/prof", "vm/capi", "gc"],
     "vm/capi": ["vm", "vm/bytecode", "vm/threads", "gc"],
-    "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events"],
+    "vm/prof": ["vm", "vm/compiler", "vm/threads", "gc", "cab", "profilers", "events", "trace"],
     "jit": VM_ROOMS + ["gc", "cab", "profilers", "events"],
     "cli": VM_ROOMS + ["gc", "cab", "profilers", "events", "jit"],
 }
@@ -52,7 +53,13 @@ def main():
         if not os.path.isdir(d):
             problems.append(f"{folder}/: missing")
             continue
-        names = [n for n in sorted(os.listdir(d)) if n.endswith(CODE_EXTS)]
+        listing = sorted(os.listdir(d))
+        names = [n for n in listing if n.endswith(CODE_EXTS)]
+        # protoc-c generates <name>.pb-c.h from <name>.proto in the build directory: the
+        # header belongs to the folder that holds the .proto.
+        for n in listing:
+            if n.endswith(".proto"):
+                owner[n[:-len(".proto")] + ".pb-c.h"] = folder
         if names and not os.path.isfile(os.path.join(d, "README.md")):
             problems.append(f"{folder}/: holds code but has no README.md")
         for n in names:

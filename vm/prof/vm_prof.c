@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gc_api.h"
+#include "trace_api.h"
 #include "vm_compile.h"
 #include "vm_state.h"
 #include "vm_pathprof.h"
@@ -236,7 +237,9 @@ static void *ring_wait(void *p) {
 
 static void stream_block_wait(void *ctx, void (*wait)(void *arg), void *arg) {
     RingWait w = {ctx, wait, arg};
+    uint64_t t0 = trace_on() ? trace_now() : 0; /* -Xtrace: the long wait, as a span */
     vm_blocking_call(NULL, ring_wait, &w);
+    if (t0 != 0) trace_span(TRACE_RING_FULL, t0, ((VmProfStream *)ctx)->thread_id, 0);
 }
 
 static _Noreturn void fatal(const char *what) {
@@ -402,6 +405,7 @@ static void *signal_main(void *arg) {
     partial = 1;
     vm_threads_shutdown(NULL);
     vm_prof_finish();
+    vm_trace_finish(); /* after the profile: the analyzers it joins record into the trace */
     fflush(stdout);
     signal(sig, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
@@ -421,7 +425,10 @@ void vm_prof_block_signals(void) {
  * which Boehm allows only in threads it knows. Started with a raw pthread_create, it
  * crashed there (SIGSEGV in GC_do_blocking) when SIGINT/SIGTERM came during a collection
  * of a multi-threaded run, and no profile was written. */
-static void start_signal_thread(void) {
+void vm_prof_signal_thread_start(void) {
+    static bool started; /* by -Xtrace, by the profiler, or both: one thread serves both */
+    if (started) return;
+    started = true;
     vm_prof_block_signals();
     if (gc_thread_start(signal_main, NULL, 0) != 0) {
         fprintf(stderr, "tandem: profiler: no signal thread\n");
@@ -435,7 +442,7 @@ static void start_signal_thread(void) {
 bool vm_prof_start(const VmProfOptions *o, const char **err) {
     if (o->nanalyses == 0) return true;
     run.opt = *o;
-    start_signal_thread(); /* first: every thread created later inherits the blocked mask */
+    vm_prof_signal_thread_start(); /* first: every thread created later inherits the blocked mask */
     if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE) {
         run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
         if (run.pool == NULL) return false;
@@ -452,7 +459,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
 }
 
 static int write_report(FILE *f, void **st) {
-    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb};
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb, NULL};
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
      * by it. */
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
@@ -462,16 +469,23 @@ static int write_report(FILE *f, void **st) {
         double frac = vm_sample_fraction();
         ro.sample_rate = frac > 0.0 ? frac : 1e-300;
     }
-    for (int i = 0; i < run.opt.nanalyses; i++) {
+    /* pprof: one profile for the whole run, each analysis adding its sample types, written
+     * once they all have (prof_api.h). */
+    if (run.opt.format == PROF_PPROF && (ro.pprof = prof_pprof_new()) == NULL) return -1;
+    int rc = 0;
+    for (int i = 0; i < run.opt.nanalyses && rc == 0; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
-        int rc = run.opt.analyses[i]->report(st[i], f, &ro);
+        rc = run.opt.analyses[i]->report(st[i], f, &ro);
         if (rc == -2) {
             fprintf(stderr, "tandem: %s has no report in this -Xprofile.format\n", run.opt.analyses[i]->name);
-            continue;
+            rc = 0;
         }
-        if (rc != 0) return -1;
     }
-    return 0;
+    if (ro.pprof != NULL) {
+        if (rc == 0) rc = prof_pprof_write(ro.pprof, f, &ro);
+        prof_pprof_free(ro.pprof);
+    }
+    return rc ? -1 : 0;
 }
 
 /* Write the report to [path] and check every step: a failed write (disk full, /dev/full)

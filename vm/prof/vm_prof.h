@@ -176,6 +176,10 @@ bool vm_prof_start(const VmProfOptions *o, const char **err);
  * instead of killing the process with no profile. vm_prof_start blocks them too. */
 void vm_prof_block_signals(void);
 
+/* Starts the thread that takes SIGINT/SIGTERM (vm_prof.c, "Ends"), blocking them first;
+ * once, whoever asks (vm_prof_start, vm_trace_start). */
+void vm_prof_signal_thread_start(void);
+
 /* A native thread that will run language code starts / ends its stream (no-ops when not
  * profiling). [thread_id]: its language thread (0 for a carrier); [carrier]: the carrier's
  * index or -1. At the end the residue is flushed and analysed. */
@@ -190,6 +194,19 @@ int vm_prof_finish(void);
 /* The program did not run to its end (an uncaught error): the report, written by
  * vm_prof_finish, says it is partial. */
 void vm_prof_mark_partial(void);
+
+/* -Xtrace=FILE (trace/trace_api.h; vm_trace.c): before the program runs, on the main thread
+ * and before vm_prof_start: start recording, name the calling thread's track "main", install
+ * the observers of collections (gc/) and analyzer phases (cab/), and take SIGINT/SIGTERM on
+ * the signal thread, which writes the trace (and the profile) before the process dies of the
+ * signal. Returns false and sets [*err] if the file cannot be created. */
+bool vm_trace_start(const char *path, const char **err);
+
+/* After the program ends (every other thread stopped for good, the profile written, so the
+ * analyzers are gone): write the trace. Idempotent; also run at exit and on SIGINT/SIGTERM.
+ * Returns 0 (also when not tracing), or -1 if the file could not be written (said on
+ * stderr). */
+int vm_trace_finish(void);
 
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);

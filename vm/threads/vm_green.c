@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trace_api.h"
 #include "vm_do.h"
 #include "vm_lib.h"
 #include "vm_prof.h"
@@ -181,6 +182,9 @@ static void run(Carrier *c, VmThread *t) {
     t->carrier = c;
     __atomic_store_n(&t->gstate, G_RUNNING, __ATOMIC_SEQ_CST); /* unpark CASes it (TSan) */
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
+    /* -Xtrace: t's run on this carrier, from before the switch event (which may wait on a
+     * full ring: that wait is inside the run) to the switch back. */
+    uint64_t t_in = trace_on() ? trace_now() : 0;
     /* The profiler's switch event comes first, while the collector still sees this carrier on
      * its own stack and t's green stack as dormant: emitting may wait for room in a full CAB,
      * a producer waiting counts as stopped, and a collection may run meanwhile. Called after
@@ -197,6 +201,7 @@ static void run(Carrier *c, VmThread *t) {
     vm_ctx_switch(&c->native_sp, t->gsp);
     vm_san_switch_finish(fake, NULL);
     /* Back on the native stack. */
+    if (t_in != 0) trace_span(TRACE_RUN, t_in, t->id, 0);
     c->native->spp = NULL;
     __atomic_store_n(&c->current, NULL, __ATOMIC_RELAXED);
     vm_thread_set_current(NULL);
@@ -297,6 +302,7 @@ static void *carrier_main(void *arg) {
     c->san.fiber = vm_san_fiber_self();
     vm_ctx_set_current(&c->ctx);
     vm_prof_thread_begin(0, c->index);
+    if (trace_on()) trace_thread_name("carrier %d", c->index);
     for (;;) {
         vm_poll(NULL);
         VmThread *t = next_thread(c);
@@ -304,7 +310,9 @@ static void *carrier_main(void *arg) {
             run(c, t);
             continue;
         }
+        uint64_t t0 = trace_on() ? trace_now() : 0;
         vm_ctx_blocking(&c->ctx, idle_wait, NULL);
+        if (t0 != 0) trace_span(TRACE_CARRIER_IDLE, t0, 0, 0);
     }
     return NULL;
 }

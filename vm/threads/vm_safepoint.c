@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "trace_api.h"
 #include "vm_do.h"
 #include "vm_threadimpl.h"
 
@@ -123,12 +124,15 @@ void *vm_blocking_call(State *S, gc_thread_fn fn, void *arg) {
 
 /* Park the calling context until the pending operation is over. */
 static void safepoint_park(Ctx *c) {
+    uint64_t t0 = trace_on() ? trace_now() : 0; /* -Xtrace: the time parked, as a span */
     pthread_mutex_lock(&sp.lock);
-    if (sp.active) {
+    bool parked = sp.active;
+    if (parked) {
         stop_locked(c);
         resume_locked(c);
     }
     pthread_mutex_unlock(&sp.lock);
+    if (parked && t0 != 0) trace_span(TRACE_STOPPED, t0, 0, 0);
 }
 
 /* ======================================================================
@@ -237,9 +241,12 @@ void vm_world_start(Ctx *self) {
 void vm_safepoint_run(State *S, void (*op)(void *arg), void *arg) {
     (void)S;
     Ctx *self = vm_ctx_current();
+    uint64_t t0 = trace_on() ? trace_now() : 0; /* -Xtrace: the pause, and the time to stop */
     vm_world_stop(self);
+    uint64_t stopped = t0 != 0 ? trace_now() : 0;
     op(arg);
     vm_world_start(self);
+    if (t0 != 0) trace_span(TRACE_SAFEPOINT, t0, stopped - t0, 0);
 }
 
 static void collect_op(void *arg) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace_api.h"
 #include "vm_debug.h"
 #include "vm_do.h"
 #include "vm_lib.h"
@@ -180,7 +181,13 @@ static void *native_main(void *arg) {
     vm_thread_set_current(t);
     t->S->basestack = gc_native_stack();
     vm_prof_thread_begin(t->id, -1);
+    uint64_t t0 = 0;
+    if (trace_on()) { /* -Xtrace: the thread's track, and its body as one run */
+        trace_thread_name("thread %llu", (unsigned long long)t->id);
+        t0 = trace_now();
+    }
     vm_thread_body(t);
+    if (t0 != 0) trace_span(TRACE_RUN, t0, t->id, 0);
     vm_prof_thread_end();
     vm_ctx_leave(&t->ctx);
     vm_ctx_set_current(NULL);

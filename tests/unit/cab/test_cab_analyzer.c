@@ -1,7 +1,7 @@
 /* test_cab_analyzer.c: analyzer threads (cab_analyzer.c) and the topology (cab_topology.c):
  * several producers, each with its ring, served by a smaller pool; residues of closed rings
  * are analysed; shutdown drains everything and joins; the analyzer's idle time reaches the
- * ring's stats. */
+ * ring's stats; the phase observer hears alternating idle and busy phases. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -293,21 +293,28 @@ static void *late_producer_main(void *arg) {
     return producer_main(s);
 }
 
+/* One analyzer serving stream [id] (100,000 events) whose producer sleeps 30 ms before its
+ * first push; returns after the pool's shutdown (the analyzer joined). */
+static void run_late_producer(Stream *s, uint64_t id) {
+    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
+    *s = (Stream){.id = id, .next = 1, .total = 100000};
+    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
+    s->ring = cab_ring_new(&c, NULL, &s->prod, NULL);
+    CabConsumer cons = {.consume = consume, .done = done, .ctx = s};
+    cab_analyzer_register(pool, s->ring, &cons, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, late_producer_main, s), 0);
+    pthread_join(th, NULL);
+    cab_analyzer_shutdown(pool);
+}
+
 /* CabStats.idle_ns: the analyzer's idle time while it served the ring, here at least most of
  * the 30 ms the producer slept before its first push, and never more than the ring's life. */
 static void test_cab_analyzer_idle_time(void **state) {
     (void)state;
-    CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
-    Stream s = {.id = 3, .next = 1, .total = 100000};
-    CabConfig c = {.ring_bytes = 64 << 10, .chunk_bytes = 4 << 10};
-    s.ring = cab_ring_new(&c, NULL, &s.prod, NULL);
+    Stream s;
     uint64_t t0 = now_ns();
-    CabConsumer cons = {.consume = consume, .done = done, .ctx = &s};
-    cab_analyzer_register(pool, s.ring, &cons, 0);
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, late_producer_main, &s), 0);
-    pthread_join(th, NULL);
-    cab_analyzer_shutdown(pool);
+    run_late_producer(&s, 3);
     uint64_t life = now_ns() - t0;
     assert_int_equal(s.done_calls, 1);
     assert_int_equal(s.seen, s.total);
@@ -315,6 +322,50 @@ static void test_cab_analyzer_idle_time(void **state) {
     print_message("idle %.1f ms of %.1f ms\n", (double)s.final.idle_ns * 1e-6, (double)life * 1e-6);
     assert_true(s.final.idle_ns >= 10 * 1000 * 1000);
     assert_true(s.final.idle_ns <= life);
+}
+
+/* The phase observer (-Xtrace): written by the analyzer thread, read after shutdown (joined). */
+#define MAX_PHASES 4096
+typedef struct PhaseRec {
+    int analyzer, busy;
+    uint64_t t0, t1, chunks;
+} PhaseRec;
+static PhaseRec phases[MAX_PHASES];
+static int nphases;
+
+static void record_phase(int analyzer, int busy, uint64_t t0, uint64_t t1, uint64_t chunks) {
+    if (nphases < MAX_PHASES) phases[nphases] = (PhaseRec){analyzer, busy, t0, t1, chunks};
+    nphases++;
+}
+
+/* One analyzer, a producer that sleeps 30 ms before pushing: the observer hears the start
+ * (busy -1), then phases that alternate from idle, each starting where the last ended, the
+ * busy ones with chunks (all of the ring's), an idle one of most of the 30 ms. */
+static void test_cab_analyzer_phase_observer(void **state) {
+    (void)state;
+    nphases = 0;
+    cab_analyzer_set_phase_observer(record_phase);
+    Stream s;
+    run_late_producer(&s, 4);
+    cab_analyzer_set_phase_observer(NULL);
+    assert_int_equal(s.seen, s.total);
+    assert_true(nphases >= 3 && nphases <= MAX_PHASES);
+    assert_int_equal(phases[0].busy, -1);
+    uint64_t chunks = 0, longest_idle = 0;
+    for (int i = 1; i < nphases; i++) {
+        assert_int_equal(phases[i].analyzer, 0);
+        assert_int_equal(phases[i].busy, (i - 1) % 2); /* idle, busy, idle, ... */
+        assert_true(phases[i].t1 >= phases[i].t0);
+        if (i > 1) assert_true(phases[i].t0 == phases[i - 1].t1);
+        if (phases[i].busy) {
+            assert_true(phases[i].chunks > 0);
+            chunks += phases[i].chunks;
+        } else if (phases[i].t1 - phases[i].t0 > longest_idle) {
+            longest_idle = phases[i].t1 - phases[i].t0;
+        }
+    }
+    assert_true(chunks >= s.final.chunks);
+    assert_true(longest_idle >= 10 * 1000 * 1000);
 }
 
 static void test_cab_analyzer_start_rejects_zero(void **state) {
@@ -348,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_cab_analyzer_full_ring_policies_lose_nothing),
         cmocka_unit_test(test_cab_analyzer_shards_see_everything_in_order),
         cmocka_unit_test(test_cab_analyzer_idle_time),
+        cmocka_unit_test(test_cab_analyzer_phase_observer),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
         cmocka_unit_test(test_cab_topology_basics),
     };

@@ -1,6 +1,6 @@
 /* test_gc_boehm.c: the heap interface (gc_api.h) and the roots the VM relies on: zeroed
  * scanned blocks, pointer-free blocks, realloc, the heap cap, and objects held only by a
- * suspended coroutine's C and Lua stacks surviving collections. */
+ * suspended coroutine's C and Lua stacks surviving collections; the collection observer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +55,39 @@ static void test_gc_collect_keeps_reachable(void **state) {
     int n = 0;
     for (void **p = head[0]; p != NULL; p = p[0]) assert_int_equal((uintptr_t)p[1], (uintptr_t)++n);
     assert_int_equal(n, 1000);
+}
+
+/* The collection observer (-Xtrace): a start and an end per collection, in that order, the
+ * end with the bytes in use (at least the chain kept here). */
+static int obs_starts, obs_ends, obs_open;
+static size_t obs_used;
+static void observe(int end, size_t heap_used) {
+    if (!end) {
+        obs_starts++;
+        obs_open = 1;
+    } else {
+        obs_ends += obs_open; /* an end counts only after its start */
+        obs_open = 0;
+        obs_used = heap_used;
+    }
+}
+
+static void test_gc_collection_observer(void **state) {
+    (void)state;
+    void **keep = gc_alloc(1 << 20);
+    gc_set_collection_observer(observe);
+    uint64_t before = gc_count();
+    gc_collect();
+    gc_collect();
+    gc_set_collection_observer(NULL);
+    uint64_t n = gc_count() - before;
+    assert_true(n >= 2);
+    assert_int_equal(obs_starts, (int)n);
+    assert_int_equal(obs_ends, (int)n);
+    assert_true(obs_used >= (1 << 20));
+    gc_collect(); /* no observer: nothing heard */
+    assert_int_equal(obs_starts, (int)n);
+    keep[0] = keep; /* alive up to here */
 }
 
 /* Run a Lua snippet on a fresh VM with collections every [stress] allocations. */
@@ -119,6 +152,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gc_alloc_zeroed),
     cmocka_unit_test(test_gc_realloc_keeps_contents),
     cmocka_unit_test(test_gc_collect_keeps_reachable),
+    cmocka_unit_test(test_gc_collection_observer),
     cmocka_unit_test(test_gc_suspended_coroutine_roots),
 };
 
