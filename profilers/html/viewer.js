@@ -661,6 +661,53 @@
     });
   }
 
+  /* ---- self-test -------------------------------------------------------------------------------- */
+
+  /* Opened as report.html#selftest (tests/profile/run_html_tests.py), the page works its own
+   * controls the way a person would (zoom, search, hover, reset, sort, select) and writes what
+   * it saw into <pre id="selftest"> as JSON: {check: true/false}; a headless browser's dump
+   * of the DOM then shows whether the interactive parts work. */
+  function selfTest() {
+    var r = {};
+    var box = document.querySelector('#flame .flame');
+    if (box) {
+      var frames = box.querySelectorAll('.frame');
+      r.frames = frames.length > 1;
+      /* The first frame below the root that is a function (not a thread's). */
+      var target = Array.prototype.filter.call(frames, function (f, i) { return i > 0 && !/^thread \d+$/.test(f.textContent); })[0];
+      var name = target ? target.textContent : '';
+      if (target) {
+        target.dispatchEvent(new MouseEvent('mousemove', { clientX: 10, clientY: 10, bubbles: true }));
+        r.hover = tooltip.style.display === 'block' && tooltip.textContent.indexOf(name) >= 0 && /%/.test(tooltip.textContent);
+        target.dispatchEvent(new MouseEvent('mouseleave'));
+        target.click();
+        var z = Array.prototype.filter.call(box.querySelectorAll('.frame'), function (f) {
+          return f.textContent === name && !/\bdim\b/.test(f.className);
+        })[0];
+        r.zoom = !!z && Math.abs(z.offsetWidth - box.clientWidth) <= 2 && z.offsetLeft === 0;
+        var input = document.querySelector('#flame input[type=search]');
+        input.value = name;
+        input.dispatchEvent(new Event('input'));
+        r.search = box.querySelectorAll('.frame.match').length > 0 && /^matched: /.test(document.querySelector('#flame .controls .note').textContent);
+        input.value = '';
+        input.dispatchEvent(new Event('input'));
+        document.querySelector('#flame .controls button').click();
+        r.reset = box.querySelectorAll('.frame').length === frames.length;
+      }
+    }
+    var cgTable = document.querySelector('#callgraph table');
+    if (cgTable) {
+      var names = function () { return Array.prototype.map.call(cgTable.querySelectorAll('tbody tr'), function (tr) { return tr.firstChild.textContent; }); };
+      cgTable.querySelector('th').click(); /* by name, ascending */
+      var got = names(), want = got.slice().sort();
+      r.sort = got.length > 0 && JSON.stringify(got) === JSON.stringify(want);
+      var row = cgTable.querySelectorAll('tbody tr')[got.length > 1 ? 1 : 0];
+      row.click();
+      r.select = document.querySelector('#callgraph .cg-detail h3').textContent === got[got.length > 1 ? 1 : 0];
+    }
+    document.body.appendChild(el('pre', { id: 'selftest', text: JSON.stringify(r) }));
+  }
+
   /* ---- main -------------------------------------------------------------------------------------- */
 
   try {
@@ -685,6 +732,7 @@
     });
     navLinks.forEach(function (a) { nav.appendChild(a); });
     document.documentElement.setAttribute('data-viewer', 'ready');
+    if (location.hash === '#selftest') selfTest();
   } catch (e) {
     showError(e && e.stack ? e.stack : String(e));
   }
