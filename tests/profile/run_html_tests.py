@@ -217,10 +217,10 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
         plots = re.findall(r'<svg class="plot".*?</svg>', dom, re.S)
         fs = [f for f in got["inputsize"]["functions"] if len(f["trms_fit"]["points"]) >= 2]
         check(f"{name}: input-size plots", plots and len(plots) >= min(len(fs), 8), len(plots))
-        isort = [f for f in fs if f["function"].startswith("isort ")]
-        if check(f"{name}: isort has sizes", isort, [f["function"] for f in fs]):
-            p = [x for x in plots if f"<title>{html.escape(isort[0]['function'], quote=False)}</title>" in x]
-            check(f"{name}: isort plotted, one point per size", p and p[0].count("<circle") == len(isort[0]["trms_fit"]["points"]),
+        inv = [f for f in fs if f["function"].startswith("inversions ")]
+        if check(f"{name}: inversions has sizes", inv, [f["function"] for f in fs]):
+            p = [x for x in plots if f"<title>{html.escape(inv[0]['function'], quote=False)}</title>" in x]
+            check(f"{name}: inversions plotted, one point per size", p and p[0].count("<circle") == len(inv[0]["trms_fit"]["points"]),
                   p[0].count("<circle") if p else None)
     partial = any(d["partial"] for d in got.values())
     check(f"{name}: partial said iff partial", ("Partial profile:" in text) == partial and
