@@ -196,35 +196,49 @@
 
   /* ---- flame graph (calltree) ------------------------------------------------------------------ */
 
-  /* A tree node: {name, calls (observed, this context), kids: [], value (inclusive: calls here
-   * and below), x (offset among its siblings' values, from the root's left edge), depth}. */
+  /* A tree node: {name, calls (observed, this context), kids: [], parent, value (inclusive:
+   * calls here and below), x (where it starts, in calls from the root's left edge), depth}.
+   * Every walk over the tree is iterative: a context tree is as deep as the program's
+   * recursion, deeper than a JavaScript stack. */
+  function preorder(root) {
+    var out = [], stack = [root];
+    while (stack.length) {
+      var n = stack.pop();
+      out.push(n);
+      for (var i = n.kids.length - 1; i >= 0; i--) stack.push(n.kids[i]);
+    }
+    return out;
+  }
+
   function buildTree(ct, which) {
-    var root = { name: 'all', calls: 0, kids: [], depth: 0 };
+    var root = { name: 'all', calls: 0, kids: [], parent: null };
     var threads = ct.threads || [];
     threads.forEach(function (t, ti) {
       if (which !== 'all' && String(ti) !== which) return;
       var byId = {};
       var top = root;
       if (which === 'all' && threads.length > 1) {
-        top = { name: 'thread ' + t.thread, calls: 0, kids: [], thread: true };
+        top = { name: 'thread ' + t.thread, calls: 0, kids: [], thread: true, parent: root };
         root.kids.push(top);
       }
-      t.nodes.forEach(function (n) {
+      t.nodes.forEach(function (n) { /* depth-first: a parent comes before its children */
         if (n.parent == null) { byId[n.id] = top; return; }
         var p = byId[n.parent];
-        var node = { name: n['function'], calls: n.calls, kids: [] };
+        var node = { name: n['function'], calls: n.calls, kids: [], parent: p };
         p.kids.push(node);
         byId[n.id] = node;
       });
     });
-    (function layout(n, x, depth) {
-      n.x = x; n.depth = depth;
-      var v = n.calls;
-      n.kids.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
-      n.kids.forEach(function (k) { v += layout(k, x + v, depth + 1); });
-      n.value = v;
-      return v;
-    })(root, 0, 0);
+    var byName = function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; };
+    var order = preorder(root);
+    order.forEach(function (n) { n.kids.sort(byName); n.value = n.calls; });
+    order = preorder(root); /* again: the sort changed the children's order */
+    for (var i = order.length - 1; i > 0; i--) order[i].parent.value += order[i].value;
+    order.forEach(function (n) {
+      if (n === root) { n.x = 0; n.depth = 0; }
+      var x = n.x + n.calls; /* a context's own calls sit left of its callees */
+      n.kids.forEach(function (k) { k.x = x; k.depth = n.depth + 1; x += k.value; });
+    });
     return root;
   }
 
@@ -256,7 +270,11 @@
     s.appendChild(el('div', { cls: 'controls' }, [threadSel, search, reset, matchInfo]));
     var box = el('div', { cls: 'flame' });
     s.appendChild(box);
-    var ROW = 20, MIN_PX = 0.5;
+    var depthNote = el('p', { cls: 'note' });
+    s.appendChild(depthNote);
+    /* Boxes narrower than MIN_PX pixels are not drawn, nor rows past MAX_ROWS below the
+     * zoomed box: the page stays quick whatever the tree's size and depth. */
+    var ROW = 20, MIN_PX = 0.5, MAX_ROWS = 300;
     var root, zoom;
 
     function matcher() {
@@ -273,7 +291,10 @@
       var W = box.clientWidth || 1000;
       var match = matcher();
       var ancestors = [];
-      for (var a = zoom; a; a = a.parent) ancestors.unshift(a);
+      for (var a = zoom; a; a = a.parent) ancestors.push(a);
+      /* Zoomed deep into a recursion: the root and the 19 nearest callers stand for the rest. */
+      if (ancestors.length > 20) ancestors = ancestors.slice(0, 19).concat([root]);
+      ancestors.reverse();
       var maxDepth = 0, matched = 0, drawn = 0;
       function put(n, left, width, depth, dim) {
         var f = el('div', { cls: 'frame' + (dim ? ' dim' : ''), text: n.name });
@@ -293,14 +314,19 @@
       ancestors.slice(0, -1).forEach(function (n, i) { put(n, 0, W, i, true); });
       var base = ancestors.length - 1;
       var x0 = zoom.x, k = zoom.value ? W / zoom.value : 0;
-      (function walk(n, inMatch) {
+      var stack = [[zoom, false]], deeper = false;
+      while (stack.length) {
+        var top = stack.pop(), n = top[0], inMatch = top[1];
         var w = n.value * k;
-        if (w < MIN_PX) return;
-        put(n, (n.x - x0) * k, w, base + n.depth - zoom.depth, false);
+        if (w < MIN_PX) continue;
+        var row = base + n.depth - zoom.depth;
+        if (row >= MAX_ROWS) { deeper = true; continue; }
+        put(n, (n.x - x0) * k, w, row, false);
         var here = !!(match && !n.thread && n !== root && match(n.name));
         if (here && !inMatch) matched += n.value; /* a match inside a match is counted once */
-        n.kids.forEach(function (c) { walk(c, inMatch || here); });
-      })(zoom, false);
+        for (var i = n.kids.length - 1; i >= 0; i--) stack.push([n.kids[i], inMatch || here]);
+      }
+      depthNote.textContent = deeper ? 'Contexts deeper than ' + MAX_ROWS + ' rows are not drawn: click a deep box to zoom in.' : '';
       box.style.height = (maxDepth + 1) * ROW + 4 + 'px';
       matchInfo.textContent = match ? 'matched: ' + fmt(matched * scale) + ' calls, ' + pct(matched, zoom.value) + ' of the view' : '';
       box.setAttribute('data-frames', String(drawn));
@@ -320,7 +346,6 @@
 
     function rebuild() {
       root = buildTree(ct, threadSel.value);
-      (function link(n) { n.kids.forEach(function (c) { c.parent = n; link(c); }); })(root);
       zoom = root;
       render();
     }
