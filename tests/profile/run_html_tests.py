@@ -152,7 +152,7 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
     dom, err = browser(chromium, path, ["--dump-dom"])
     check(f"{name}: viewer ready", re.search(r'<html lang="en" data-viewer="ready"', dom) is not None, dom[:300] + err[-1500:])
     check(f"{name}: no viewer error", 'id="viewer-error"' not in dom, re.findall(r'viewer-error">([^<]*)', dom)[:3])
-    console = [l for l in err.splitlines() if "Uncaught" in l or ":CONSOLE(" in l]
+    console = [l for l in err.splitlines() if "Uncaught" in l or ":CONSOLE" in l]
     check(f"{name}: no console message", not console, console[:5])
     text = visible(dom)
     names = set()
@@ -227,7 +227,9 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
           ("partial (the program was interrupted)" in text) == partial, partial)
     check(f"{name}: estimates said iff sampled", ("counts are estimates" in text) == any(d["estimated"] for d in got.values()))
     # controls
-    dom2, _ = browser(chromium, path, ["--dump-dom"], "#selftest")
+    dom2, err2 = browser(chromium, path, ["--dump-dom"], "#selftest")
+    console = [l for l in err2.splitlines() if "Uncaught" in l or ":CONSOLE" in l]
+    check(f"{name}: no console message while the controls are worked", not console, console[:5])
     m = re.search(r'<pre id="selftest">([^<]*)</pre>', dom2)
     res = json.loads(html.unescape(m.group(1))) if m else {}
     want_keys = ({"frames", "hover", "zoom", "search", "reset"} if "calltree" in got else set()) | \
