@@ -15,7 +15,8 @@ annotate), and the page must agree with it:
              flame graph has a frame for every context with at least 1% of the calls; the
              annotated source's per-line counts equal -Xprofile.format=annotate's; the
              streams table equals -Xstats' produced/consumed/dropped; the thread count;
-             input-size plots (one point per size); the partial and sampled banners.
+             input-size plots (one point per size); cache misses per function (the
+             page's own cachesim numbers); the partial and sampled banners.
   controls   opened as report.html#selftest, the viewer works its own controls (hover
              tooltip, zoom, search, reset, sort, select) and reports each as true.
   screenshot Chromium's --screenshot of the page is written (a PNG of some size).
@@ -95,16 +96,22 @@ def section(dom, sid):
     return m.group(1) if m else ""
 
 
-def table_counts(part):
-    """{first cell text: data-v of the second cell} of the rows of the first table in [part]."""
+def table_rows(part):
+    """{first cell text: [data-v of each other cell, None where it has none]} of the rows of
+    the first table in [part]."""
     m = re.search(r"<tbody>(.*?)</tbody>", part, re.S)
     rows = {}
     for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", m.group(1) if m else "", re.S):
         cells = re.findall(r'<td([^>]*)>(.*?)</td>', tr, re.S)
         if len(cells) >= 2:
-            v = re.search(r'data-v="([^"]*)"', cells[1][0])
-            rows[html.unescape(cells[0][1])] = float(v.group(1)) if v else None
+            vs = [re.search(r'data-v="([^"]*)"', c[0]) for c in cells[1:]]
+            rows[html.unescape(cells[0][1])] = [float(v.group(1)) if v else None for v in vs]
     return rows
+
+
+def table_counts(part):
+    """{first cell text: data-v of the second cell} of the rows of the first table in [part]."""
+    return {k: v[0] for k, v in table_rows(part).items()}
 
 
 def annotate_counts(report):
@@ -179,6 +186,13 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
         want = {k: round(v * sc) for k, v in want.items()}
         rows = {k: round(v) for k, v in table_counts(section(dom, "callgraph")).items()}
         check(f"{name}: call graph table == callgraph edges", rows == want, f"{rows} != {want}")
+    if "cachesim" in got:
+        # The run's own numbers (another run's depend on addresses).
+        cs = got["cachesim"]
+        want = {f["function"]: (f["accesses"], f["l1_misses"], f["l2_misses"]) for f in cs["functions"]}
+        m = re.search(r"<h3>Misses per function</h3>(.*?)</table>", section(dom, "cache"), re.S)
+        rows = {k: (round(v[0]), round(v[1]), round(v[3])) for k, v in table_rows(m.group(1) if m else "").items()}
+        check(f"{name}: misses per function (accesses, L1, L2) == cachesim", want and rows == want, f"{rows} != {want}")
     if "calltree" in got:
         ct = got["calltree"]
         frames = set(html.unescape(t) for t in re.findall(r'<div class="frame[^"]*"[^>]*>([^<]*)</div>', dom))
