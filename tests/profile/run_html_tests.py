@@ -23,7 +23,8 @@ annotate), and the page must agree with it:
 
 Runs: every analysis but inputsize, concurrent and sequential; two language threads, native
 and green; inputsize; a program that fails (partial profile); sampled code (estimates); a
-program whose path and source hold "</script><!--" (the embedding's escape).
+program whose path and source hold "</script><!--" (the embedding's escape); a run ended by
+SIGINT (partial: the page is written and draws).
 Skipped (status 77) when chromium is not installed (scripts/setup.sh installs it).
 `--screenshot FILE` also writes the page of the native threads run there (how
 docs/html-report.png was made)."""
@@ -33,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -255,6 +257,34 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
     check(f"{name}: screenshot", os.path.exists(png) and os.path.getsize(png) > 20000, png)
 
 
+def check_interrupted(tandem, chromium, tmp):
+    """SIGINT while known_forever.lua runs: the page is written, marked partial, and draws."""
+    out = os.path.join(tmp, "interrupted.html")
+    argv = th.tandem_argv(tandem, "-Xprofile=calltree,callgraph,pathprof", "-Xprofile.format=html",
+                          f"-Xprofile.out={out}", "known_forever.lua")
+    p = subprocess.Popen(argv, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = p.stdout.readline()
+    p.send_signal(signal.SIGINT)
+    try:
+        p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+    name = "interrupted"
+    if not check(f"{name}: killed by SIGINT after 'ready', page written", ready.strip() == "ready" and
+                 p.returncode == -signal.SIGINT and os.path.exists(out), (ready, p.returncode)):
+        return
+    check.bump("pages")
+    dom, err = browser(chromium, out, ["--dump-dom"])
+    check(f"{name}: viewer ready, no error", '<html lang="en" data-viewer="ready"' in dom and 'id="viewer-error"' not in dom,
+          re.findall(r'viewer-error">([^<]*)', dom)[:3])
+    console = [l for l in err.splitlines() if "Uncaught" in l or ":CONSOLE" in l]
+    check(f"{name}: no console message", not console, console[:5])
+    text = visible(dom)
+    check(f"{name}: partial said", "Partial profile:" in text and "partial (the program was interrupted)" in text)
+    check(f"{name}: the loop's functions drawn", re.search(r'<div class="frame[^>]*>g \(known_forever.lua:4\)</div>', dom) is not None)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tandem", default=th.default_tandem())
@@ -287,6 +317,7 @@ def main():
         with open(os.path.join(odd, "script><!--.lua"), "w") as f:
             f.write(src.replace("local mode = ...", "local mode = ...  -- </script><script>alert(1)</script>"))
         check_case("escaping", tandem, chromium, tmp, tmp, [f"-Xprofile={ALL}"], ["x</script><!--.lua"], 0)
+        check_interrupted(tandem, chromium, tmp)
     return check.finish(f"profile_html: {check.counts['pages']} pages, {check.counts['checks']} checks")
 
 
