@@ -262,17 +262,10 @@ def check_interrupted(tandem, chromium, tmp):
     out = os.path.join(tmp, "interrupted.html")
     argv = th.tandem_argv(tandem, "-Xprofile=calltree,callgraph,pathprof", "-Xprofile.format=html",
                           f"-Xprofile.out={out}", "known_forever.lua")
-    p = subprocess.Popen(argv, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    ready = p.stdout.readline()
-    p.send_signal(signal.SIGINT)
-    try:
-        p.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
+    ready, code = th.signal_when_ready(argv, signal.SIGINT, cwd=HERE, timeout=120)
     name = "interrupted"
-    if not check(f"{name}: killed by SIGINT after 'ready', page written", ready.strip() == "ready" and
-                 p.returncode == -signal.SIGINT and os.path.exists(out), (ready, p.returncode)):
+    if not check(f"{name}: killed by SIGINT after 'ready', page written", ready == b"ready\n" and
+                 code == -signal.SIGINT and os.path.exists(out), (ready, code)):
         return
     check.bump("pages")
     dom, err = browser(chromium, out, ["--dump-dom"])
