@@ -214,7 +214,7 @@
     var root = { name: 'all', calls: 0, kids: [], parent: null };
     var threads = ct.threads || [];
     threads.forEach(function (t, ti) {
-      if (which !== 'all' && String(ti) !== which) return;
+      if (which !== 'all' && which !== 'merged' && String(ti) !== which) return;
       var byId = {};
       var top = root;
       if (which === 'all' && threads.length > 1) {
@@ -224,8 +224,14 @@
       t.nodes.forEach(function (n) { /* depth-first: a parent comes before its children */
         if (n.parent == null) { byId[n.id] = top; return; }
         var p = byId[n.parent];
-        var node = { name: n['function'], calls: n.calls, kids: [], parent: p };
-        p.kids.push(node);
+        /* 'merged': the threads' contexts with the same call path are one box. */
+        var node = which === 'merged' && p.byName ? p.byName[n['function']] : null;
+        if (node) node.calls += n.calls;
+        else {
+          node = { name: n['function'], calls: n.calls, kids: [], parent: p };
+          p.kids.push(node);
+          if (which === 'merged') (p.byName || (p.byName = Object.create(null)))[node.name] = node;
+        }
         byId[n.id] = node;
       });
     });
@@ -263,7 +269,10 @@
       fmt(ct.total_calls * scale) + ' calls in all). Hover for counts, click to zoom in, click the top box to zoom out; search highlights functions.' }));
     var threadSel = el('select', { title: 'thread' });
     threadSel.appendChild(el('option', { value: 'all', text: ct.threads.length > 1 ? 'all threads' : 'thread ' + (ct.threads[0] ? ct.threads[0].thread : '') }));
-    if (ct.threads.length > 1) ct.threads.forEach(function (t, i) { threadSel.appendChild(el('option', { value: String(i), text: 'thread ' + t.thread })); });
+    if (ct.threads.length > 1) {
+      threadSel.appendChild(el('option', { value: 'merged', text: 'all threads, merged' }));
+      ct.threads.forEach(function (t, i) { threadSel.appendChild(el('option', { value: String(i), text: 'thread ' + t.thread })); });
+    }
     var search = el('input', { type: 'search', placeholder: 'search functions (text or /regex/)' });
     var reset = el('button', { text: 'reset zoom' });
     var matchInfo = el('span', { cls: 'note' });
@@ -718,6 +727,15 @@
         input.dispatchEvent(new Event('input'));
         document.querySelector('#flame .controls button').click();
         r.reset = box.querySelectorAll('.frame').length === frames.length;
+        var sel = document.querySelector('#flame .controls select');
+        if (sel.querySelector('option[value=merged]')) {
+          sel.value = 'merged';
+          sel.dispatchEvent(new Event('change'));
+          var texts = Array.prototype.map.call(box.querySelectorAll('.frame'), function (f) { return f.textContent; });
+          r.merged = texts.length > 1 && !texts.some(function (t) { return /^thread \d+$/.test(t); });
+          sel.value = 'all';
+          sel.dispatchEvent(new Event('change'));
+        }
       }
     }
     var cgTable = document.querySelector('#callgraph table');
