@@ -23,7 +23,8 @@ annotate), and the page must agree with it:
   screenshot Chromium's --screenshot of the page is written (a PNG of some size).
 
 Runs: every analysis but inputsize, concurrent and sequential; two language threads, native
-and green; inputsize; a program that fails (partial profile); sampled code (estimates); a
+and green; inputsize; a program that fails (partial profile); sampled code and sampled
+events (estimates; the streams' dropped events); a
 program whose path and source hold "</script><!--" (the embedding's escape); a run ended by
 SIGINT (partial: the page is written and draws).
 Skipped (status 77) when chromium is not installed (scripts/setup.sh installs it).
@@ -300,6 +301,8 @@ def main():
             ("partial", ["-Xprofile=calltree,callgraph,methodcount,pathprof"], ["known_fails.lua"], 1),
             ("sampled", ["-Xprofile=calltree,callgraph,methodcount", "-Xsample.mode=code", "-Xsample.rate=0.5",
                          "-Xsample.seed=7"], [PROG], 0),
+            ("sampled events", ["-Xprofile=calltree,callgraph,methodcount", "-Xcab.mode=sampling", "-Xsample.rate=0.5",
+                                "-Xstats"], [PROG], 0),
         ]
         for name, opts, args, code in cases:
             check_case(name, tandem, chromium, tmp, HERE, opts, args, code,

@@ -486,7 +486,10 @@ static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
         rs[i] = rs[n - 1 - i];
         rs[n - 1 - i] = t;
     }
-    const char *sampling = vm_sample_code ? "code" : run.opt.cab.mode == CAB_MODE_SAMPLING ? "events" : "exhaustive";
+    /* As write_report scales: CAB sampling applies to concurrent analysis only. */
+    const char *sampling = vm_sample_code                                                   ? "code"
+                           : run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential ? "events"
+                                                                                           : "exhaustive";
     ProfRunFacts facts = {(const char *const *)run.opt.argv, run.opt.argc,
                           run.opt.sequential ? "sequential" : "concurrent", green ? "green" : "native", sampling,
                           rs, n};
