@@ -43,9 +43,12 @@
     showError((ev.message || 'error') + (ev.lineno ? ' (line ' + ev.lineno + ')' : ''));
   });
 
+  /* One formatter: toLocaleString builds a new one per call, which took seconds for a
+   * table of a few thousand rows. */
+  var NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   function fmt(n) {
     if (n == null || isNaN(n)) return '-';
-    return Math.round(n).toLocaleString('en-US');
+    return NUMBER.format(Math.round(n));
   }
   function pct(part, whole) {
     if (!whole) return '0%';
@@ -67,6 +70,10 @@
   function scaleOf(a) { return a && a.estimated && a.sample_rate > 0 ? 1 / a.sample_rate : 1; }
 
   /* ---- sortable tables -------------------------------------------------------------------- */
+
+  /* Rows a table draws (sorting still ranks them all): enough to find anything by sorting,
+   * few enough that a profile of thousands of functions opens in a second. */
+  var TABLE_ROWS = 1000;
 
   /* cols: [{key, label, num (bool), fmt(row) -> text, title}]; rows: objects. opts.onSelect(row)
    * makes rows selectable; opts.sort: initial key (descending for numbers); opts.limit: rows
@@ -415,10 +422,10 @@
       detail.appendChild(el('div', { cls: 'row' }, [
         el('div', {}, [el('h3', { text: 'callers (' + callers.length + ')' }), sortableTable([
           { key: 'name', label: 'caller' }, { key: 'calls', label: 'calls', num: true }, { key: 'share', label: '% of its calls', num: true, fmt: pc(r.calls) }, { key: 'sites', label: 'call sites' }
-        ], callers, { sort: 'calls' })]),
+        ], callers, { sort: 'calls', limit: TABLE_ROWS })]),
         el('div', {}, [el('h3', { text: 'callees (' + callees.length + ')' }), sortableTable([
           { key: 'name', label: 'callee' }, { key: 'calls', label: 'calls', num: true }, { key: 'share', label: '% of its calls out', num: true, fmt: pc(r.out) }, { key: 'sites', label: 'call sites' }
-        ], callees, { sort: 'calls' })])
+        ], callees, { sort: 'calls', limit: TABLE_ROWS })])
       ]));
     }
     s.appendChild(sortableTable([
@@ -428,7 +435,7 @@
       { key: 'ncallers', label: 'callers', num: true },
       { key: 'out', label: 'calls made', num: true },
       { key: 'ncallees', label: 'callees', num: true }
-    ], rows, { sort: 'calls', onSelect: select }));
+    ], rows, { sort: 'calls', onSelect: select, limit: TABLE_ROWS }));
     s.appendChild(detail);
     var hottest = rows.slice().sort(function (a, b) { return b.calls - a.calls; })[0];
     if (hottest) select(hottest);
@@ -443,7 +450,7 @@
     s.appendChild(sortableTable([
       { key: 'name', label: 'function' }, { key: 'calls', label: 'calls', num: true },
       { key: 'share', label: '% of calls', num: true, fmt: function (r) { return pct(r.calls, total); } }
-    ], mc.functions.map(function (f) { return { name: f['function'], calls: f.calls * scale, share: f.calls }; }), { sort: 'calls' }));
+    ], mc.functions.map(function (f) { return { name: f['function'], calls: f.calls * scale, share: f.calls }; }), { sort: 'calls', limit: TABLE_ROWS }));
   }
 
   /* ---- hot paths and annotated source (pathprof) --------------------------------------------- */
@@ -578,7 +585,7 @@
       { key: 'l2', label: 'L2 misses', num: true }, { key: 'l2s', label: '% of L2 misses', num: true, fmt: function (r) { return pct(r.l2, cs.l2.misses * scale); } }
     ], cs.functions.map(function (f) {
       return { name: f['function'], accesses: f.accesses * scale, l1: f.l1_misses * scale, l1r: f.accesses ? f.l1_misses / f.accesses : 0, l2: f.l2_misses * scale, l2s: f.l2_misses };
-    }), { sort: 'l1' }));
+    }), { sort: 'l1', limit: TABLE_ROWS }));
     s.appendChild(el('p', { cls: 'note', text: 'Misses are charged to the Lua function running; the simulated accesses carry no source line, so there are no per-line misses.' }));
   }
 
@@ -675,7 +682,7 @@
       { key: 'name', label: 'function' }, { key: 'calls', label: 'activations', num: true }, { key: 'cost', label: 'cost', num: true },
       { key: 'trms', label: 'TRMS (total)', num: true }, { key: 'rms', label: 'RMS (total)', num: true },
       { key: 'model', label: 'model (TRMS)' }, { key: 'r2', label: 'R\u00b2', num: true, fmt: function (r) { return r.model === '-' ? '-' : r.r2.toFixed(4); } }
-    ], rows, { sort: 'cost', limit: 300 }));
+    ], rows, { sort: 'cost', limit: TABLE_ROWS }));
     var TOP = 8;
     var plotted = is.functions.filter(function (f) { return f.trms_fit.points.length >= 2; }).slice(0, TOP);
     if (!plotted.length) { s.appendChild(el('p', { cls: 'note', text: 'No function ran with two or more input sizes: nothing to plot.' })); return; }
