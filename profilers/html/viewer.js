@@ -273,7 +273,7 @@
     var s = section('flame', 'Calling context tree');
     var scale = scaleOf(ct);
     s.appendChild(el('p', { cls: 'note', text: 'An icicle graph: each box is a calling context, under its caller; its width is the calls made in it and below it (' +
-      fmt(ct.total_calls * scale) + ' calls in all). Hover for counts, click to zoom in, click the top box to zoom out; search highlights functions.' }));
+      fmt(ct.total_calls * scale) + ' calls in all). Hover for counts, click (or Enter) to zoom in, click the top box (or Escape) to zoom out; search highlights functions.' }));
     var threadSel = el('select', { title: 'thread' });
     threadSel.appendChild(el('option', { value: 'all', text: ct.threads.length > 1 ? 'all threads' : 'thread ' + (ct.threads[0] ? ct.threads[0].thread : '') }));
     if (ct.threads.length > 1) {
@@ -322,6 +322,12 @@
         f.addEventListener('mousemove', function (ev) { tipShow(ev, tipFor(n)); });
         f.addEventListener('mouseleave', tipHide);
         f.addEventListener('click', function () { zoom = n === zoom && n.parent ? n.parent : n; tipHide(); render(); });
+        /* Keyboard: Tab walks the boxes, Enter zooms like a click, Escape zooms out. */
+        f.tabIndex = 0;
+        f.addEventListener('keydown', function (ev) {
+          if (ev.key === 'Enter') f.click();
+          else if (ev.key === 'Escape') { zoom = root; render(); }
+        });
         box.appendChild(f);
         drawn++;
         if (depth > maxDepth) maxDepth = depth;
@@ -734,6 +740,11 @@
         input.dispatchEvent(new Event('input'));
         document.querySelector('#flame .controls button').click();
         r.reset = box.querySelectorAll('.frame').length === frames.length;
+        var again = Array.prototype.filter.call(box.querySelectorAll('.frame'), function (f) { return f.textContent === name; })[0];
+        again.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+        var zoomed = box.querySelectorAll('.frame.dim').length > 0;
+        box.querySelector('.frame').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
+        r.keys = zoomed && box.querySelectorAll('.frame.dim').length === 0;
         var sel = document.querySelector('#flame .controls select');
         if (sel.querySelector('option[value=merged]')) {
           sel.value = 'merged';

@@ -18,7 +18,7 @@ annotate), and the page must agree with it:
              input-size plots (one point per size); cache misses per function (the
              page's own cachesim numbers); the partial and sampled banners.
   controls   opened as report.html#selftest, the viewer works its own controls (hover
-             tooltip, zoom, search, reset, threads merged, sort, select) and reports each
+             tooltip, zoom, search, reset, Enter and Escape, threads merged, sort, select) and reports each
              as true.
   screenshot Chromium's --screenshot of the page is written (a PNG of some size).
 
@@ -250,7 +250,7 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
     check(f"{name}: no console message while the controls are worked", not console, console[:5])
     m = re.search(r'<pre id="selftest">([^<]*)</pre>', dom2)
     res = json.loads(html.unescape(m.group(1))) if m else {}
-    want_keys = ({"frames", "hover", "zoom", "search", "reset"} if "calltree" in got else set()) | \
+    want_keys = ({"frames", "hover", "zoom", "search", "reset", "keys"} if "calltree" in got else set()) | \
                 ({"merged"} if len(got.get("calltree", {}).get("threads", [])) > 1 else set()) | \
                 ({"sort", "select"} if "callgraph" in got else set())
     check(f"{name}: controls work", set(res) == want_keys and all(res.values()), res)
