@@ -18,8 +18,8 @@ annotate), and the page must agree with it:
              input-size plots (one point per size); cache misses per function (the
              page's own cachesim numbers); the partial and sampled banners.
   controls   opened as report.html#selftest, the viewer works its own controls (hover
-             tooltip, zoom, search, reset, Enter and Escape, threads merged, sort, select) and reports each
-             as true.
+             tooltip, zoom, search, reset, Enter and Escape, threads merged, sort,
+             select) and reports each as true.
   screenshot Chromium's --screenshot of the page is written (a PNG of some size).
 
 Runs: every analysis but inputsize, concurrent and sequential; two language threads, native
