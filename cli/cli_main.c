@@ -357,7 +357,7 @@ int main(int argc, char **argv) {
     VmProfOptions popt = {{NULL}, opt.nanalyses, opt.sequential, {0}, opt.profile_out, nanalyzers,
                           pinned ? placement.analyzer_cpus : NULL, (VmProfStage)opt.stage,
                           (unsigned)opt.test_delay_us, (ProfFormat)opt.format,
-                          {(unsigned)opt.test_stall_ms, (uint64_t)opt.test_die_after}, 1};
+                          {(unsigned)opt.test_stall_ms, (uint64_t)opt.test_die_after}, 1, argc, argv};
     for (int k = 0; k < opt.nanalyses; k++) popt.analyses[k] = opt.analyses[k];
     popt.shards = opt.shards > 1 ? (unsigned)opt.shards : 1;
     if (pinned && nanalyzers > placement.nanalyzers) popt.analyzer_cpus = NULL; /* more analyzers than cores */

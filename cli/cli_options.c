@@ -209,7 +209,7 @@ static bool x_stats(const XOption *o, const char *val, Options *opt) {
 
 /* The names of the choices: their order is the enum the index is stored as. */
 static const char *const analysis_names[] = {"concurrent", "sequential", NULL};
-static const char *const format_names[] = {"text", "json", "folded", "callgrind", "annotate", "pprof", NULL}; /* ProfFormat */
+static const char *const format_names[] = {"text", "json", "folded", "callgrind", "annotate", "pprof", "html", NULL}; /* ProfFormat */
 static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
@@ -239,8 +239,7 @@ static const XOption xoptions[] = {
     {"cab.size", "size in bytes with optional k, m or g suffix; a multiple of cab.chunk, at least 3 chunks", "2m", "CAB ring size per native thread", OWN(x_cab_size)},
     {"cab.chunk", "power of two, at least 4k, with optional k, m or g suffix", "4 x L1d (128k if unknown)", "CAB chunk size (the analyzer's unit of work)", OWN(x_cab_size)},
     {"profile.out", "file name", "(stderr)", "where the profile report goes: a regular file is written atomically (a temporary file renamed over it once whole, so a failed write keeps the old one); a device (/dev/null) or FIFO in place. A write error (disk full) is reported as \"cannot write the profile to FILE: REASON\"; the program's output is unaffected and its exit status too, except that a successful run then exits 1", FILE_NAME(profile_out)},
-    {"profile.format", "text, json, folded, callgrind, annotate, pprof", "text", "report format: text for people, json for scripts, folded stacks (calltree) for flame graphs, callgrind (methodcount, callgraph) for kcachegrind, annotate (pathprof) for the hottest functions' source with the times each line was entered, pprof (calltree, callgraph, methodcount, cachesim, pathprof: one gzip-compressed profile.proto with a sample type per analysis) for go tool pprof, Pyroscope and other pprof readers", CHOICE(format, format_names)},
-    {"trace", "file name", "(none)", "write a timeline of the run in Chrome's trace-event JSON (open it in Perfetto, ui.perfetto.dev, or chrome://tracing): a track per native thread (main, language threads, carriers, analyzers) with which language thread ran when on each carrier (green switches), safepoint pauses with the time to stop, threads parked meanwhile, collections, producers waiting on a full CAB, analyzers' busy and idle phases. Bounded: the last 8192 spans per native thread. Written at the end, also after an error or SIGINT/SIGTERM (trace/README.md)", FILE_NAME(trace_out)},
+static const char *const format_names[] = {"text", "json", "folded", "callgrind", "annotate", "pprof", "html", NULL}; /* ProfFormat */
     {"profile.always", "(no value)", "off", "the always-on preset, meant to be left on in production: -Xprofile=callgraph,calltree (unless -Xprofile names others) with -Xsample.mode=code, -Xsample.rate=0.2% (unless given) and -Xsample.adaptive=on. Its cost on the program's thread was 1.2-1.6% more instructions than no profiling (richards, havlak, json under callgrind; the countdown and the profiler's fixed costs, not the windows); bench/eval's always experiment measures the time", OWN(x_profile_always)},
     {"profile.stage", "instrument, enqueue, communicate, full", "full", "how far events go: produced only, enqueued (no analyzer), dequeued without analysis, analysed", CHOICE(stage, stage_names)},
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},

@@ -18,7 +18,7 @@
 typedef const char *(*ProfNameFn)(uint32_t id, void *ctx);
 
 /* Grep ProfFormat in cli/cli_options.c (format_names) if you change this enum. */
-typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND, PROF_ANNOTATE, PROF_PPROF } ProfFormat;
+typedef enum ProfFormat { PROF_TEXT, PROF_JSON, PROF_FOLDED, PROF_CALLGRIND, PROF_ANNOTATE, PROF_PPROF, PROF_HTML } ProfFormat;
 
 /* A pprof profile being built (-Xprofile.format=pprof, prof_pprof.c): the samples of every
  * analysis of a run, written as one gzip-compressed profile.proto message. */
@@ -126,7 +126,9 @@ typedef struct ProfAnalysis {
  *   callgraph    "edge_calls": a sample per edge, stack [callee, caller]
  *   methodcount  "function_calls": a sample per function, stack [function]
  *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per function
- *   pathprof     "line_entries": a sample per (function, line), the annotate counts */
+ *   pathprof     "line_entries": a sample per (function, line), the annotate counts
+ * html is not an analysis's format: the runtime calls prof_html_report for all of them at
+ * once. */
 extern const ProfAnalysis prof_methodcount;
 extern const ProfAnalysis prof_callgraph;
 extern const ProfAnalysis prof_calltree;
@@ -167,6 +169,32 @@ unsigned prof_cachesim_max_shards(void);
  * items (an item the sampled profile lacks has sampled 0); [rate] in (0, 1]. Returns NaN if
  * no item has actual > 0 or rate <= 0. */
 double prof_error_rate(const double *actual, const double *sampled, size_t n, double rate);
+
+/* -Xprofile.format=html (prof_html.c): what the page says about the run besides the
+ * analyses' results; the runtime fills it (profilers/ see no runtime state). */
+typedef struct ProfRunStream {
+    const char *name;                     /* "thread 1", "carrier 0" */
+    uint64_t produced, consumed, dropped; /* its events */
+} ProfRunStream;
+
+typedef struct ProfRunFacts {
+    const char *const *argv; /* the command line (the -X options are in it) */
+    int argc;
+    const char *analysis;    /* "concurrent" or "sequential" */
+    const char *threads;     /* "native" or "green" */
+    const char *sampling;    /* "exhaustive", "events" (the CAB's bursts) or "code" (sampled
+                                instrumentation); the rate is each analysis's sample_rate */
+    const ProfRunStream *streams; /* [nstreams], one per event stream */
+    int nstreams;
+} ProfRunFacts;
+
+/* Writes one self-contained HTML page to [out] for the [n] analyses [an] with their merged
+ * states [st]: each analysis's JSON report (whatever [o]->format says), [run], the names and
+ * places of the function ids [o]->fsource knows (dense from 1) and, when pathprof ran, the
+ * source files they came from (read now), with the viewer that draws them. Nothing in the
+ * page refers to anything outside it. Returns 0, or -1 if writing failed. */
+int prof_html_report(FILE *out, const ProfAnalysis *const *an, void *const *st, int n, const ProfReportOpts *o,
+                     const ProfRunFacts *run);
 
 /* The analysis called [name], or NULL. [len]: bytes of [name] to compare (names may come
  * from a comma-separated list). */

@@ -210,6 +210,22 @@ def tandem_runner(tandem, cwd=None, env=None, timeout=None, with_extra_args=Fals
     return run
 
 
+def signal_when_ready(argv, sig, cwd=None, timeout=60):
+    """Starts [argv], reads its first line of output (a program's "ready"), sends it [sig] and
+    waits for its end. Returns (first line as bytes, exit status: -signal when the signal
+    killed it; None if it still ran [timeout] s after the signal, when it is killed)."""
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = p.stdout.readline()
+    p.send_signal(sig)
+    try:
+        p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return line, None
+    return line, p.returncode
+
+
 def probe(cab_bench):
     """(round-trip ns, placement class) of the two CPUs right now (cab_bench -P); (None,
     "unknown") without cab_bench or an answer."""

@@ -905,21 +905,15 @@ def test_sigterm(tandem, mode):
     out = os.path.join(d, "profile.out")
     name = f"SIGTERM {mode}"
     try:
-        p = subprocess.Popen(th.tandem_argv(tandem, "-Xprofile=methodcount,callgraph,calltree",
-                                            "-Xprofile.format=json", f"-Xprofile.out={out}", *mode_opts(mode),
-                                            "known_forever.lua"), cwd=HERE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        line = p.stdout.readline()
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
+        line, code = th.signal_when_ready(th.tandem_argv(tandem, "-Xprofile=methodcount,callgraph,calltree",
+                                                         "-Xprofile.format=json", f"-Xprofile.out={out}",
+                                                         *mode_opts(mode), "known_forever.lua"),
+                                          signal.SIGTERM, cwd=HERE)
+        if code is None:
             check(f"{name}: ends", False, "still running 60 s after SIGTERM")
             return
         check(f"{name}: started", line == b"ready\n", line)
-        check(f"{name}: killed by the signal", p.returncode in (-signal.SIGTERM, 128 + signal.SIGTERM), p.returncode)
+        check(f"{name}: killed by the signal", code in (-signal.SIGTERM, 128 + signal.SIGTERM), code)
         check(f"{name}: no temporary file left", os.listdir(d) == ["profile.out"], os.listdir(d))
         if not os.path.exists(out):
             check(f"{name}: profile written", False, os.listdir(d))

@@ -458,6 +458,54 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
     return true;
 }
 
+/* A stream's final counters; inline and instrument-only streams have no ring to count them. */
+static CabStats stream_counts(const VmProfStream *s) {
+    CabStats c = s->stats;
+    if (s->kind == VM_PS_SEQUENTIAL)
+        c.produced = c.consumed = s->nword; /* inline: every event is consumed at once */
+    else if (s->kind == VM_PS_WORD)
+        c.produced = s->nword;              /* instrument stage: written, never consumed */
+    return c;
+}
+
+static void stream_name(const VmProfStream *s, char *who, size_t n) {
+    if (s->carrier >= 0)
+        snprintf(who, n, "carrier %d", s->carrier);
+    else
+        snprintf(who, n, "thread %llu", (unsigned long long)s->thread_id);
+}
+
+/* -Xprofile.format=html: every analysis on one page, with the run's facts. */
+static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
+    ProfRunStream *rs = calloc((size_t)run.nstreams + 1, sizeof *rs);
+    char (*names)[48] = calloc((size_t)run.nstreams + 1, sizeof *names);
+    if (rs == NULL || names == NULL) oom();
+    int n = 0;
+    bool green = false;
+    for (VmProfStream *s = run.streams; s && n < run.nstreams; s = s->next, n++) {
+        CabStats c = stream_counts(s);
+        stream_name(s, names[n], sizeof names[n]);
+        rs[n] = (ProfRunStream){names[n], c.produced, c.consumed, c.dropped};
+        green |= s->carrier >= 0;
+    }
+    for (int i = 0; i < n / 2; i++) { /* the list is newest first: show the oldest first */
+        ProfRunStream t = rs[i];
+        rs[i] = rs[n - 1 - i];
+        rs[n - 1 - i] = t;
+    }
+    /* As write_report scales: CAB sampling applies to concurrent analysis only. */
+    const char *sampling = vm_sample_code                                                   ? "code"
+                           : run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential ? "events"
+                                                                                           : "exhaustive";
+    ProfRunFacts facts = {(const char *const *)run.opt.argv, run.opt.argc,
+                          run.opt.sequential ? "sequential" : "concurrent", green ? "green" : "native", sampling,
+                          rs, n};
+    int rc = prof_html_report(f, run.opt.analyses, st, run.opt.nanalyses, ro, &facts);
+    free(names);
+    free(rs);
+    return rc;
+}
+
 static int write_report(FILE *f, void **st) {
     ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb, NULL};
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
@@ -472,6 +520,7 @@ static int write_report(FILE *f, void **st) {
     /* pprof: one profile for the whole run, each analysis adding its sample types, written
      * once they all have (prof_api.h). */
     if (run.opt.format == PROF_PPROF && (ro.pprof = prof_pprof_new()) == NULL) return -1;
+    if (run.opt.format == PROF_HTML) return write_html(f, st, &ro);
     int rc = 0;
     for (int i = 0; i < run.opt.nanalyses && rc == 0; i++) {
         if (i > 0 && run.opt.format == PROF_TEXT) fputc('\n', f);
@@ -584,16 +633,9 @@ void vm_prof_print_stats(FILE *f) {
     CabStats tot = {0};
     uint64_t unsafe = 0;
     for (VmProfStream *s = run.streams; s; s = s->next) {
-        CabStats c = s->stats;
-        if (s->kind == VM_PS_SEQUENTIAL)
-            c.produced = c.consumed = s->nword; /* inline: every event is consumed at once */
-        else if (s->kind == VM_PS_WORD)
-            c.produced = s->nword;              /* instrument stage: written, never consumed */
+        CabStats c = stream_counts(s);
         char who[48];
-        if (s->carrier >= 0)
-            snprintf(who, sizeof who, "carrier %d", s->carrier);
-        else
-            snprintf(who, sizeof who, "thread %llu", (unsigned long long)s->thread_id);
+        stream_name(s, who, sizeof who);
         fprintf(f,
                 "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
                 " analyzer %d idle %.3f ms waits outside safepoints %llu"

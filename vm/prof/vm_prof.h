@@ -163,6 +163,8 @@ typedef struct VmProfOptions {
                                      many analyzer threads (0, 1: not sharded; else a power of
                                      two, <= analyzers, every analysis has ProfAnalysis.shard,
                                      exhaustive mode) */
+    int argc;                     /* the command line, for -Xprofile.format=html's facts */
+    char *const *argv;            /* (not owned: main's, alive to the end) */
 } VmProfOptions;
 
 /* Before the program runs, on the main thread: start the analyzers (concurrent), give the

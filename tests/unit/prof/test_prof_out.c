@@ -1,6 +1,7 @@
 /* test_prof_out.c: what the analyses share: the analysis list, JSON strings (escapes,
  * invalid UTF-8), display-name splitting for callgrind, the sampling error rate
- * (prof_error_rate) and the prof_error.py tool on real reports. */
+ * (prof_error_rate), the prof_error.py tool on real reports, and the HTML page's embedding
+ * (prof_html.c). */
 #include <math.h>
 
 #include "prof_test.h"
@@ -147,6 +148,74 @@ static void test_prof_callgrind_names(void **state) {
     prof_callgraph.close(st);
 }
 
+/* -Xprofile.format=html: a page whose data holds "</script><!--" in a name and in a source
+ * line still has exactly its two script elements, and the data between the tags is valid
+ * JSON with no '<' at all (prof_html.c: every '<' written as \u003c). */
+static const char *html_src_file;
+
+static int html_fsource(uint32_t id, ProfSource *out, void *ctx) {
+    (void)ctx;
+    if (id < 1 || id > 2) return -1;
+    *out = (ProfSource){id == 1 ? html_src_file : NULL, id == 1 ? 0 : 3, id == 1 ? 0 : 3};
+    return 0;
+}
+
+static size_t count_of(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+static void test_prof_html_page(void **state) {
+    (void)state;
+    char path[] = "/tmp/prof_html_src_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *sf = fdopen(fd, "w");
+    fputs("local s = '</script><!--'\r\nreturn s\n", sf);
+    fclose(sf);
+    html_src_file = path;
+    test_names[1] = "main chunk (x</script><!--.lua)";
+    static const uint64_t ev[] = {THREAD(1), CALL(1, 1), CALL(2, 2)};
+    const ProfAnalysis *an[] = {&prof_methodcount, &prof_pathprof};
+    void *st[] = {prof_methodcount.open(), prof_pathprof.open()};
+    feed(&prof_methodcount, st[0], ev, NEV(ev), 3);
+    char *page = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&page, &len);
+    assert_non_null(f);
+    ProfReportOpts o = {.format = PROF_HTML, .sample_rate = 1.0, .fname = test_fname, .fsource = html_fsource};
+    const char *argv[] = {"tandem", "-Xprofile=methodcount,pathprof", "x</script><!--.lua"};
+    ProfRunStream rs = {"thread 1", 3, 3, 0};
+    ProfRunFacts run = {argv, 3, "concurrent", "native", "exhaustive", &rs, 1};
+    assert_int_equal(prof_html_report(f, an, st, 2, &o, &run), 0);
+    fclose(f);
+    assert_true(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+    assert_int_equal(count_of(page, "</script>"), 2); /* the data's and the viewer's */
+    assert_int_equal(count_of(page, "</style>"), 1);
+    const char *open = "<script type=\"application/json\" id=\"profile-data\">";
+    char *data = strstr(page, open);
+    assert_non_null(data);
+    data += strlen(open);
+    char *end = strstr(data, "</script>");
+    *end = '\0';
+    assert_null(strchr(data, '<'));
+    assert_true(json_valid(data));
+    assert_true(json_valid_python(data));
+    assert_true(contains(data, "\"main chunk (x\\u003c/script>\\u003c!--.lua)\""));
+    assert_true(contains(data, "\"files\":{\"/tmp/prof_html_src_"));
+    assert_true(contains(data, "[\"local s = '\\u003c/script>\\u003c!--'\",\"return s\"]")); /* \r dropped */
+    assert_true(contains(data, "{\"id\":2,\"name\":\"f2 (t.lua:2)\",\"file\":null,\"first\":3,\"last\":3}"));
+    assert_true(contains(data, "\"streams\":[\n{\"name\":\"thread 1\",\"produced\":3,\"consumed\":3,\"dropped\":0}]"));
+    assert_true(contains(data, "{\"analysis\":\"methodcount\""));
+    assert_true(contains(data, "{\"analysis\":\"pathprof\""));
+    free(page);
+    unlink(path);
+    test_names[1] = NULL;
+    prof_methodcount.close(st[0]);
+    prof_pathprof.close(st[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prof_names_lists_every_analysis),
@@ -154,6 +223,7 @@ int main(void) {
         cmocka_unit_test(test_prof_error_rate),
         cmocka_unit_test(test_prof_error_tool),
         cmocka_unit_test(test_prof_callgrind_names),
+        cmocka_unit_test(test_prof_html_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
