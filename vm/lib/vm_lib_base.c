@@ -130,7 +130,8 @@ static char *read_stream(State *S, FILE *f, size_t *len) {
 }
 
 /* Loads the file [filename] (stdin when NULL) as luaL_loadfilex does: skips a UTF-8 BOM and
- * a first line starting with '#' (keeping its newline so line numbers stay right).
+ * a first line starting with '#' (keeping its newline before text, so line numbers stay
+ * right).
  * Pushes the closure and returns VM_OK, or pushes a message and returns an error status:
  * "cannot open <name>: <reason>" (VM_ERRRUN stands for Lua's LUA_ERRFILE here) or the
  * syntax error from vm_load. [mode] is "b", "t" or "bt"; [env] as vm_load. */
@@ -160,6 +161,11 @@ static int load_file(State *S, const char *filename, const char *mode, const Val
         while (i < len && p[i] != '\n') i++;
         p += i;
         len -= i;
+        /* a binary chunk after that line starts after its newline (kept for text only) */
+        if (len > 1 && p[1] == VM_BC_SIGNATURE[0]) {
+            p++;
+            len--;
+        }
     }
     bool binary = len > 0 && p[0] == VM_BC_SIGNATURE[0];
     if (binary ? strchr(mode, 'b') == NULL : strchr(mode, 't') == NULL) {
