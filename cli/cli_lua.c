@@ -109,15 +109,25 @@ static int load_file(State *S, const char *name) {
             return VM_ERRSYNTAX;
         }
     }
+    /* luaL_loadfile: a first line starting with '#' is skipped (the compiler does that for
+     * source), and a binary chunk may follow it */
+    const char *text = buf;
+    if (len > 0 && buf[0] == '#') {
+        const char *nl = memchr(buf, '\n', len);
+        if (nl != NULL && (size_t)(nl + 1 - buf) < len && nl[1] == VM_BC_SIGNATURE[0]) {
+            len -= (size_t)(nl + 1 - buf);
+            text = nl + 1;
+        }
+    }
     int st;
     if (name == NULL) {
-        st = load_chunk(S, buf, len, "=stdin");
+        st = load_chunk(S, text, len, "=stdin");
     } else {
         char *chunkname = malloc(nlen + 2);
         if (chunkname == NULL) abort();
         chunkname[0] = '@';
         memcpy(chunkname + 1, name, nlen + 1);
-        st = load_chunk(S, buf, len, chunkname);
+        st = load_chunk(S, text, len, chunkname);
         free(chunkname);
     }
     free(buf);

@@ -75,6 +75,10 @@ bool gc_running(void);
 /* Bytes in use in the heap (approximate, for collectgarbage("count")). */
 size_t gc_heap_used(void);
 
+/* Bytes in use right after the last collection (what it found live), for
+ * collectgarbage("step")'s notion of when a collection is due. */
+size_t gc_heap_live(void);
+
 /* Force frequent collections (-Xgc.stress): a collection every [every] allocations;
  * 0 turns stress off. */
 void gc_set_stress(unsigned every);

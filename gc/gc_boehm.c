@@ -421,6 +421,8 @@ size_t gc_heap_used(void) {
     return used > freed ? used - freed : 0;
 }
 
+size_t gc_heap_live(void) { return atomic_load_explicit(&used_at_gc, memory_order_relaxed); }
+
 void gc_set_stress(unsigned every) { atomic_store_explicit(&stress_every, every, memory_order_relaxed); }
 
 void gc_set_max_heap(size_t bytes) { GC_set_max_heap_size((GC_word)bytes); }

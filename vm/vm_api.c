@@ -273,17 +273,15 @@ int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const 
     /* Binary or text is decided by the first byte (ESC), as lua5.4 decides it: a chunk that
      * starts like bytecode but is not a whole signature is a bad binary chunk, not source. */
     if (len > 0 && buf[0] == VM_BC_SIGNATURE[0]) {
-        char id[VM_IDSIZE];
-        vm_chunkid(id, sizeof id, chunkname, strlen(chunkname));
         if (!allow_binary) {
             vm_pushfstring(S, "attempt to load a binary chunk (mode is 't')");
             return VM_ERRSYNTAX;
         }
+        /* lua5.4's words (lundump.c's error) and its name for the chunk */
+        const char *name = chunkname[0] == '@' || chunkname[0] == '=' ? chunkname + 1
+                           : chunkname[0] == VM_BC_SIGNATURE[0]       ? "binary string"
+                                                                      : chunkname;
         if (len < VM_BC_SIGLEN || memcmp(buf, VM_BC_SIGNATURE, VM_BC_SIGLEN) != 0) {
-            /* lua5.4's words and its name for a chunk loaded from a string */
-            const char *name = chunkname[0] == '@' || chunkname[0] == '=' ? chunkname + 1
-                               : chunkname[0] == VM_BC_SIGNATURE[0]       ? "binary string"
-                                                                          : chunkname;
             bool prefix = memcmp(buf, VM_BC_SIGNATURE, len < VM_BC_SIGLEN ? len : VM_BC_SIGLEN) == 0;
             vm_pushfstring(S, "%s: bad binary format (%s)", name, prefix ? "truncated chunk" : "not a binary chunk");
             return VM_ERRSYNTAX;
@@ -291,7 +289,10 @@ int vm_load(State *S, const char *buf, size_t len, const char *chunkname, const 
         char why[256];
         Proto *p = vm_bytecode_load(S, (const unsigned char *)buf, len, why, sizeof why);
         if (p == NULL) {
-            vm_pushfstring(S, "%s: bad bytecode: %s", id, why);
+            /* a chunk cut short says so in lua5.4's words; other reasons are Tandem's own
+             * (its bytecode is not lua5.4's: version, sizes, which part is malformed) */
+            vm_pushfstring(S, "%s: bad binary format (%s)", name,
+                           strcmp(why, "truncated file") == 0 ? "truncated chunk" : why);
             return VM_ERRSYNTAX;
         }
         push_main_closure(S, p, &envv);

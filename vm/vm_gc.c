@@ -194,6 +194,17 @@ typedef struct FinCall {
  * finalizer runs inside whatever call reached it. */
 static void f_fincall(State *S, void *ud) {
     FinCall *c = ud;
+    if (!vm_isfunction(&c->f)) {
+        /* lua5.4 names the metamethod in the call error (its CIST_FIN frame); Tandem's call
+         * error names only metamethods that Lua instructions call */
+        Table *mt = vm_metatable_of(S, &c->f);
+        const Value *call = mt ? vm_gettm(mt, TM_CALL, S->g->tmname[TM_CALL]) : NULL;
+        if (call == NULL || vm_isnil(call)) {
+            vm_pushfstring(S, "attempt to call a %s value (metamethod '__gc')", vm_objtypename(S, &c->f));
+            warn_error(S);
+            return;
+        }
+    }
     vm_push(S, c->f);
     vm_push(S, c->o);
     if (vm_pcall(S, 1, 0) != VM_OK) warn_error(S);

@@ -80,6 +80,16 @@ def main():
         check("compile", code == 0 and os.path.getsize(tbc) > 0, f"{code} {err!r}")
         code, out2, err = run(tbc)
         check("run bytecode", code == 0 and out2 == out, f"{code} {out2!r} {err!r}")
+        # lua.c's luaL_loadfile: a binary chunk may follow a first line starting with '#'
+        # (it was compiled as source: "unexpected symbol near '<\27>'")
+        shebang = os.path.join(tmp, "hello_bin")
+        with open(tbc, "rb") as src, open(shebang, "wb") as dst:
+            dst.write(b"#!/usr/bin/env tandem\n" + src.read())
+        code, out2, err = run(shebang)
+        check("run bytecode after a # line", code == 0 and out2 == out, f"{code} {out2!r} {err!r}")
+        with open(shebang, "rb") as f:
+            code, out2, err = run("-", stdin=f.read())
+        check("bytecode after a # line on stdin", code == 0 and out2 == out, f"{code} {out2!r} {err!r}")
     code, out, err = run("-Xdump=bytecode", "hello.lua")
     check("bytecode listing", code == 0 and "GETTABUP" in out and "CALL" in out and "[2]" in out,
           f"{code} {out[:300]!r}")

@@ -130,7 +130,8 @@ static char *read_stream(State *S, FILE *f, size_t *len) {
 }
 
 /* Loads the file [filename] (stdin when NULL) as luaL_loadfilex does: skips a UTF-8 BOM and
- * a first line starting with '#' (keeping its newline so line numbers stay right).
+ * a first line starting with '#' (keeping its newline before text, so line numbers stay
+ * right).
  * Pushes the closure and returns VM_OK, or pushes a message and returns an error status:
  * "cannot open <name>: <reason>" (VM_ERRRUN stands for Lua's LUA_ERRFILE here) or the
  * syntax error from vm_load. [mode] is "b", "t" or "bt"; [env] as vm_load. */
@@ -160,6 +161,11 @@ static int load_file(State *S, const char *filename, const char *mode, const Val
         while (i < len && p[i] != '\n') i++;
         p += i;
         len -= i;
+        /* a binary chunk after that line starts after its newline (kept for text only) */
+        if (len > 1 && p[1] == VM_BC_SIGNATURE[0]) {
+            p++;
+            len--;
+        }
     }
     bool binary = len > 0 && p[0] == VM_BC_SIGNATURE[0];
     if (binary ? strchr(mode, 'b') == NULL : strchr(mode, 't') == NULL) {
@@ -439,14 +445,32 @@ static int base_assert(State *S) {
 }
 
 /* The collector is Boehm's (gc/), not incremental nor generational: "stop" and "restart"
- * really stop and restart automatic collection, "count" follows every allocation, "step"
- * runs a whole collection (so it always finishes a cycle: true). Modes and their parameters
- * keep lua5.4's answers so programs that tune the collector run unchanged; they live in
- * statics and change nothing. The `lua` command line starts lua5.4 in generational mode. */
+ * really stop and restart automatic collection, "count" follows every allocation, and a
+ * "step" that runs runs a whole collection. Modes and their parameters keep lua5.4's
+ * answers so programs that tune the collector run unchanged; they live in statics and
+ * change nothing but what "step" answers and when it collects. The `lua` command line
+ * starts lua5.4 in generational mode. */
 static const char *gc_mode = "generational";
 /* lua5.4 keeps these parameters divided by 4 (one byte each): what it gives back is the
  * value set rounded down to a multiple of 4. */
 static int gc_pause = 200 / 4, gc_stepmul = 100 / 4;
+static int gc_minormul = 20; /* generational: a minor collection after 20% growth */
+
+/* collectgarbage("step", n), as lua5.4's lua_gc(LUA_GCSTEP) decides it (lapi.c): n == 0 is
+ * a basic step, which always does work; otherwise n KB are added to the collector's debt
+ * (the bytes allocated beyond its threshold) and a step runs only if the debt is then
+ * positive. The threshold is lua5.4's for the mode: the live heap times the pause
+ * (incremental), or the live heap plus the minor multiplier's share (generational). A
+ * step that runs collects everything, so in incremental mode it always ends a cycle (the
+ * answer is true), where lua5.4 on a large heap needs several steps; in generational mode
+ * lua5.4 never rests in its pause state after a step, and the answer is false. */
+static bool gc_step_due(vm_Integer n) {
+    if (n == 0) return true;
+    double live = (double)gc_heap_live();
+    double threshold = strcmp(gc_mode, "incremental") == 0 ? live * (gc_pause * 4) / 100.0
+                                                            : live + live * gc_minormul / 100.0;
+    return (double)gc_heap_used() + (double)n * 1024.0 - threshold > 0;
+}
 
 /* Stack slots above the top hold what returned calls and finished blocks left there; the
  * stack block is scanned whole, so they would keep dead objects alive that lua5.4 (which
@@ -483,13 +507,18 @@ static int base_collectgarbage(State *S) {
     case 3: /* count */
         vm_pushfloat(S, (vm_Number)gc_heap_used() / 1024.0);
         return 1;
-    case 4: /* step */
-        vm_opt_integer(S, 2, 0);
-        clear_dead_slots(S);
-        gc_collect();
-        vm_gc_run_finalizers(S);
-        vm_pushbool(S, true);
+    case 4: { /* step */
+        /* lua_gc takes an int: lua5.4's luaL_optinteger result is cast to one */
+        vm_Integer n = (int)vm_opt_integer(S, 2, 0);
+        bool ran = gc_step_due(n);
+        if (ran) {
+            clear_dead_slots(S);
+            gc_collect();
+            vm_gc_run_finalizers(S);
+        }
+        vm_pushbool(S, ran && strcmp(gc_mode, "incremental") == 0);
         return 1;
+    }
     case 5: { /* setpause */
         int prev = gc_pause * 4;
         gc_pause = (int)vm_opt_integer(S, 2, 0) / 4;
@@ -513,6 +542,8 @@ static int base_collectgarbage(State *S) {
             vm_opt_integer(S, 4, 0);
             if (p2 != 0) gc_pause = p2 / 4;
             if (p3 != 0) gc_stepmul = p3 / 4;
+        } else if (p2 != 0) { /* minor multiplier (the major one changes nothing here) */
+            gc_minormul = p2;
         }
         vm_pushcstr(S, prev);
         return 1;

@@ -32,9 +32,31 @@ print(collectgarbage("restart"), collectgarbage("isrunning"))
 print(collectgarbage("incremental"), collectgarbage("generational"), collectgarbage("incremental", 150, 300))
 print(collectgarbage("setpause", 120), collectgarbage("setstepmul", 250))
 print(collectgarbage("setpause"), collectgarbage("setstepmul"))
--- "step" runs a whole collection here (Boehm has no incremental steps), so it always ends a
--- cycle and says true; lua5.4 says false until its cycle ends: only the type is compared
-print(type(collectgarbage("step")), type(collectgarbage("step", 100)))
+
+-- "step": true when the step ended a cycle. In incremental mode, with lua5.4's default
+-- pause and a large step multiplier, a basic step (0) ends one on a heap this small (in
+-- lua5.4; Tandem's steps run whole collections), a large debt (n KB) always does, a step
+-- of 1 KB just after a collection is not due (the pause leaves room for more than that: no
+-- step, false), a negative one never is. Generational steps never leave lua5.4's
+-- collector in its pause state: always false.
+local function steps(...)
+  local r = {}
+  for i = 1, select("#", ...) do r[i] = tostring((select(i, ...))) end
+  return table.concat(r, " ")
+end
+print(collectgarbage("incremental", 200, 1000))
+collectgarbage()
+print("incremental, 1 KB after a collection", collectgarbage("step", 1))
+print("incremental", steps(collectgarbage("step"), collectgarbage("step", 0),
+                           collectgarbage("step", 100000), collectgarbage("step", -3)))
+collectgarbage("stop") -- steps still run while stopped
+print("incremental, stopped", collectgarbage("step", 0), collectgarbage("isrunning"))
+collectgarbage("restart")
+print(collectgarbage("generational", 30, 100))
+print("generational", steps(collectgarbage("step"), collectgarbage("step", 0),
+                            collectgarbage("step", 1), collectgarbage("step", 100000),
+                            collectgarbage("step", -3)))
+print(collectgarbage("incremental"))
 print(collectgarbage("collect"), collectgarbage())
 print(pcall(collectgarbage, "nope"))
 print(pcall(collectgarbage, "incremental", "x"))
