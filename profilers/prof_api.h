@@ -61,6 +61,9 @@ typedef struct ProfReportOpts {
     void *ctx;            /* for fname */
     ProfDecodePathFn decode_path; /* Ball-Larus paths (pathprof); NULL: numbers only */
     ProfSourceFn fsource;         /* source files of function ids (annotate); may be NULL */
+    int shadow;           /* shadow profiling: sample_rate is the shadows' coverage of the run
+                             (ticks they ran / ticks of the program), which exceeds 1 when
+                             shadows overlap; estimates scale by its inverse all the same */
 } ProfReportOpts;
 
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'
