@@ -138,6 +138,7 @@ static int live;          /* shadows alive (atomic): +1 by the forking thread, -
 static struct {
     uint64_t finished, killed, failed, covered, events;
     uint64_t life_ns;     /* summed lifetimes of the analysed shadows (fork to reap) */
+    uint64_t cut;         /* killed at the program's end, its grace period over */
     uint64_t ends[VM_SHADOW_END_N];
 } res;
 
@@ -186,9 +187,14 @@ void vm_shadow_name_protos(Proto *p) {
  * The shadow (child) side
  * ====================================================================== */
 
+#define MAX_FDS 1024 /* descriptors looked at when a shadow starts */
+
 static struct {
     ShadowSlot *slot;
     uint64_t n, cap;
+    /* the descriptors that were not regular files at the fork (pipes, terminals, sockets):
+     * what they read is the program's input, whatever the shadow has put in their place */
+    bool shared[MAX_FDS];
 } child;
 
 void vm_shadow_put(uint64_t ev) {
@@ -211,7 +217,8 @@ _Noreturn void vm_shadow_end(VmShadowEnd why) {
 
 void vm_shadow_check_read(int fd) {
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) vm_shadow_end(VM_SHADOW_END_INPUT);
+    if (fd < 0 || (fd < MAX_FDS && child.shared[fd]) || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        vm_shadow_end(VM_SHADOW_END_INPUT);
 }
 
 /* Give regular file [fd] a private open file description at the same offset: after a fork
@@ -237,34 +244,38 @@ static void detach_file(int fd, int devnull) {
  * (pipes, sockets, the runtime's own) stay: the io library ends the shadow before reading
  * one and discards writes. */
 static void detach_fds(void) {
+    struct stat sb;
+    for (int fd = 0; fd < 3; fd++) child.shared[fd] = !(fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode));
     int devnull = open("/dev/null", O_RDWR);
     if (devnull < 0) vm_shadow_end(VM_SHADOW_END_EFFECT); /* cannot isolate: publish nothing new */
-    struct stat sb;
-    if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode)) detach_file(0, devnull);
+    if (!child.shared[0]) detach_file(0, devnull);
     else dup2(devnull, 0);
     dup2(devnull, 1);
     dup2(devnull, 2);
-    int fds[1024];
+    int fds[MAX_FDS];
     int n = 0;
     DIR *d = opendir("/proc/self/fd");
     if (d != NULL) {
         int self = dirfd(d);
         struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < 1024) {
+        while ((e = readdir(d)) != NULL && n < MAX_FDS) {
             int fd = atoi(e->d_name);
-            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd > 2 && fd != self && fd != devnull) fds[n++] = fd;
+            if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd > 2 && fd < MAX_FDS && fd != self && fd != devnull)
+                fds[n++] = fd;
         }
         closedir(d);
     }
-    for (int i = 0; i < n; i++)
-        if (fstat(fds[i], &sb) == 0 && S_ISREG(sb.st_mode)) detach_file(fds[i], devnull);
+    for (int i = 0; i < n; i++) {
+        bool reg = fstat(fds[i], &sb) == 0 && S_ISREG(sb.st_mode);
+        child.shared[fds[i]] = !reg;
+        if (reg) detach_file(fds[i], devnull);
+    }
     close(devnull);
 }
 
 /* Just forked, in the shadow: one thread, this one, at a tick. */
 static void become_shadow(ShadowSlot *s) {
     vm_shadow_child = true;
-    gc_fork_child();
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the program gone: no one to hand events to */
     if (getppid() == 1) _exit(1);
     child.slot = s;
@@ -288,6 +299,21 @@ static int free_slot(void) {
     return -1;
 }
 
+/* The fork itself, with every other language context stopped (vm_safepoint_run): parked at
+ * a poll or in a blocking region, none between the two, so the shadow's safepoint counts
+ * are consistent (a context caught RUNNING at the fork would stay RUNNING in the shadow
+ * forever, and its first collection would wait for it: seen under green threads, the main
+ * native thread on its way into its wait at start-up), and no green thread is half
+ * switched. Both processes then let the world go (vm_world_start): in the shadow the other
+ * contexts stay stopped for good, their threads gone. */
+static void fork_op(void *arg) {
+    pid_t *pid = arg;
+    gc_fork_prepare();
+    *pid = fork();
+    if (*pid == 0) gc_fork_child();
+    else gc_fork_parent();
+}
+
 /* Fork shadow [i]: in the child this returns true (its window is open); in the program
  * false. */
 static bool fork_shadow(int i) {
@@ -297,13 +323,12 @@ static bool fork_shadow(int i) {
     s->nev = 0;
     s->ticks = 0;
     s->started_ns = now_ns();
-    gc_fork_prepare();
-    pid_t pid = fork();
+    pid_t pid = -1;
+    vm_safepoint_run(NULL, fork_op, &pid);
     if (pid == 0) {
         become_shadow(s);
         return true;
     }
-    gc_fork_parent();
     sched.fork_ns += now_ns() - s->started_ns;
     if (pid < 0) {
         sched.forked--;
@@ -354,6 +379,14 @@ static pthread_t shadow_thread;
 static bool shadow_thread_on;
 static VmProfStream *shadow_stream; /* the analysis states the shadows' events go to */
 static int stop_thread;             /* atomic: vm_shadow_finish asks the thread to end */
+static uint64_t end_deadline_ns;    /* written before stop_thread (release), read after (acquire) */
+
+/* At the program's end the live shadows get a grace period to finish: four times the mean
+ * life of the shadows so far, at least END_GRACE_MIN_NS, at most the watchdog's limit; then
+ * they are killed and dropped (counted as cut by the end), so a hung shadow never holds the
+ * program's exit for the watchdog's whole limit. The grace is what a shadow forked near the
+ * end may cost the program's exit (-Xstats: "waiting for the last shadows"). */
+#define END_GRACE_MIN_NS 100000000
 
 /* A reaped shadow [s] with wait status [st]: analyse or drop it, free the slot. */
 static void collect(ShadowSlot *s, int st, bool killed) {
@@ -362,10 +395,10 @@ static void collect(ShadowSlot *s, int st, bool killed) {
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) { /* B */
         uint64_t n = s->nev <= shm.cap ? s->nev : shm.cap;
         vm_prof_stream_feed(shadow_stream, s->ev, (size_t)n);
-        res.finished++;
+        __atomic_store_n(&res.finished, res.finished + 1, __ATOMIC_RELAXED); /* read by vm_shadow_finish */
         res.covered += s->ticks;
         res.events += n;
-        res.life_ns += now_ns() - s->started_ns;
+        __atomic_store_n(&res.life_ns, res.life_ns + (now_ns() - s->started_ns), __ATOMIC_RELAXED);
         res.ends[s->why < VM_SHADOW_END_N ? s->why : VM_SHADOW_END_EFFECT]++;
         /* give the pages back: a long run would otherwise keep every slot's high-water mark */
         size_t used = ((size_t)n * 8) & ~(size_t)4095;
@@ -377,20 +410,22 @@ static void collect(ShadowSlot *s, int st, bool killed) {
     __atomic_store_n(&s->state, SLOT_FREE, __ATOMIC_RELEASE); /* pairs with free_slot's acquire */
 }
 
-static void reap(void) {
-    uint64_t now = now_ns();
+static void reap(bool cut) {
     for (int i = 0; i < shm.nslots; i++) {
         ShadowSlot *s = slot_at(i);
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_RUNNING) continue;
         int st = 0;
         pid_t r = waitpid(s->pid, &st, WNOHANG);
+        /* read after the state (a clock read before it may predate the slot's fork) */
+        uint64_t now = now_ns();
         if (r == s->pid) {
             collect(s, st, false);
         } else if (r < 0 && errno != EINTR) { /* not ours any more (reaped elsewhere) */
             collect(s, 0, true);
-        } else if (r == 0 && now - s->started_ns > opt.timeout_ms * 1000000u) {
+        } else if (r == 0 && (cut || (now > s->started_ns && now - s->started_ns > opt.timeout_ms * 1000000u))) {
             kill(s->pid, SIGKILL); /* the watchdog: a hung or runaway shadow */
             while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR) {}
+            if (cut) res.cut++, res.killed--; /* counted apart (collect counts it killed) */
             collect(s, st, true);
         }
     }
@@ -403,7 +438,7 @@ static void *shadow_main(void *arg) {
     if (opt.cpu >= 0) cab_topology_bind_self(opt.cpu);
     for (;;) {
         bool stopping = __atomic_load_n(&stop_thread, __ATOMIC_ACQUIRE);
-        reap();
+        reap(stopping && now_ns() > end_deadline_ns);
         if (stopping && __atomic_load_n(&live, __ATOMIC_RELAXED) == 0) break;
         struct timespec ts = {0, REAP_PERIOD_NS};
         nanosleep(&ts, NULL); /* EINTR (a collection's signal): just an earlier round */
@@ -439,6 +474,12 @@ void vm_shadow_finish(void) {
     pthread_mutex_unlock(&sched.lock);
     if (!shadow_thread_on) return;
     uint64_t t0 = now_ns();
+    /* the shadow thread still runs: its two counters are read atomically (relaxed: an estimate) */
+    uint64_t fin = __atomic_load_n(&res.finished, __ATOMIC_RELAXED), life = __atomic_load_n(&res.life_ns, __ATOMIC_RELAXED);
+    uint64_t grace = fin ? 4 * life / fin : 0;
+    if (grace < END_GRACE_MIN_NS) grace = END_GRACE_MIN_NS;
+    if (grace > opt.timeout_ms * 1000000u) grace = opt.timeout_ms * 1000000u;
+    end_deadline_ns = t0 + grace;
     __atomic_store_n(&stop_thread, 1, __ATOMIC_RELEASE);
     pthread_join(shadow_thread, NULL);
     sched.end_wait_ns = now_ns() - t0;
@@ -458,13 +499,13 @@ void vm_shadow_print_stats(FILE *f) {
     if (!vm_shadow_on) return;
     uint64_t all = vm_sample_ticks();
     fprintf(f, "[stats] shadow: length %llu ticks load %g slots %d: forked %llu, analysed %llu (%llu events),"
-               " dropped %llu (killed by the watchdog %llu, failed %llu), not forked while several native threads %llu,"
+               " dropped %llu (killed by the watchdog %llu, failed %llu, cut by the program's end %llu), not forked while several native threads %llu,"
                " fork failures %llu; mean life %.3f ms; the program's time in forks %.3f ms, waiting for the last"
                " shadows at its end %.3f ms; ticks covered %llu of %llu (coverage %.6f)\n",
             (unsigned long long)opt.length, opt.load, shm.nslots, (unsigned long long)sched.forked,
             (unsigned long long)res.finished, (unsigned long long)res.events,
-            (unsigned long long)(res.killed + res.failed), (unsigned long long)res.killed,
-            (unsigned long long)res.failed, (unsigned long long)sched.skipped_threads,
+            (unsigned long long)(res.killed + res.failed + res.cut), (unsigned long long)res.killed,
+            (unsigned long long)res.failed, (unsigned long long)res.cut, (unsigned long long)sched.skipped_threads,
             (unsigned long long)sched.fork_failed, res.finished ? (double)res.life_ns / 1e6 / (double)res.finished : 0.0,
             (double)sched.fork_ns / 1e6, (double)sched.end_wait_ns / 1e6,
             (unsigned long long)res.covered, (unsigned long long)all,
