@@ -50,8 +50,9 @@
  * (GC_set_handle_fork(-1), gc_boehm.c) and the fork is wrapped in gc_fork_prepare / _parent /
  * _child (GC_atfork_*): the allocator lock is taken across the fork so the child's heap is
  * consistent, and the child's collector forgets every thread but its own (parallel marking
- * off). The VM's own safepoints see the other contexts as they were: in a blocking region
- * (the main native thread waiting for the green program), which counts as stopped. */
+ * off). The fork itself runs with the world stopped (fork_op): every other context is then
+ * parked at a poll or in a blocking region (the main native thread waiting for the green
+ * program), and stays STOPPED for good in the child. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -359,7 +360,10 @@ void vm_shadow_flip(void) {
         go = false;
     }
     int i = go ? free_slot() : -1;
-    if (i >= 0 && fork_shadow(i)) return; /* the shadow: its window is open (lock left held: never used again) */
+    /* sched.lock is held across the fork's world stop: only one language thread ticks when
+     * go holds (vm_threads_single, or the one carrier), so no thread the stop waits for can
+     * be waiting for the lock. The shadow never takes it again (it returns at the top). */
+    if (i >= 0 && fork_shadow(i)) return; /* the shadow: its window is open */
     t->left = t->phase = next_check();
     pthread_mutex_unlock(&sched.lock);
 }
