@@ -39,8 +39,9 @@
  * The scheduler (the paper's load): at each check, every length / 4 ticks on average (drawn
  * at random between half and one and a half of it, so checks do not alias with a period of
  * the program), the number of live shadows is added to a running integral over the program's
- * ticks; when the average so far is below -Xshadow.load and fewer than its ceiling are alive
- * (the slots), the program forks. Native threads: only while the main thread is the only
+ * ticks; when the average so far is below -Xshadow.load, fewer than its ceiling are alive
+ * (the slots), and the program has run length / max(load, 1) ticks since the last fork (the
+ * spacing rule, vm_shadow_flip), the program forks. Native threads: only while the main thread is the only
  * language thread (fork keeps one thread: the paper's limitation); green threads on one
  * carrier: every green thread lives in the carrier's memory, so the shadow runs them all;
  * several carriers are refused at start-up (cli_main.c) until stopping every carrier before
@@ -124,6 +125,7 @@ static ShadowSlot *slot_at(int i) { return (ShadowSlot *)(shm.base + (size_t)i *
 static struct {
     pthread_mutex_t lock; /* checks of several native threads (forks only single-threaded) */
     uint64_t ticks;       /* program ticks seen by checks */
+    uint64_t next_ok;     /* no fork before the program's ticks reach this (the spacing rule) */
     double live_ticks;    /* integral of live shadows over them */
     uint64_t rng;
     uint64_t forked, skipped_threads, fork_failed;
@@ -354,7 +356,8 @@ void vm_shadow_flip(void) {
     int n = __atomic_load_n(&live, __ATOMIC_RELAXED);
     sched.ticks += run;
     sched.live_ticks += (double)run * n;
-    bool go = !sched.stopping && n < shm.nslots && sched.live_ticks < opt.load * (double)sched.ticks;
+    bool go = !sched.stopping && n < shm.nslots && sched.live_ticks < opt.load * (double)sched.ticks &&
+              sched.ticks >= sched.next_ok;
     if (go && !vm_threads_single()) {
         sched.skipped_threads++;
         go = false;
@@ -363,7 +366,15 @@ void vm_shadow_flip(void) {
     /* sched.lock is held across the fork's world stop: only one language thread ticks when
      * go holds (vm_threads_single, or the one carrier), so no thread the stop waits for can
      * be waiting for the lock. The shadow never takes it again (it returns at the top). */
-    if (i >= 0 && fork_shadow(i)) return; /* the shadow: its window is open */
+    if (i >= 0) {
+        /* The spacing rule: the next shadow starts at least length / max(load, 1) program
+         * ticks later, so at load <= 1 two shadows never run the same ticks of the program
+         * (a shadow that outpaces the program, as one on a quieter core does, would
+         * otherwise be followed by another over ticks it already ran: a fork for nothing),
+         * and at load L > 1 at most L of them do. */
+        sched.next_ok = sched.ticks + (uint64_t)((double)opt.length / (opt.load > 1.0 ? opt.load : 1.0));
+        if (fork_shadow(i)) return; /* the shadow: its window is open */
+    }
     t->left = t->phase = next_check();
     pthread_mutex_unlock(&sched.lock);
 }
