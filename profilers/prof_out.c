@@ -85,7 +85,9 @@ uint64_t prof_est(uint64_t c, const ProfReportOpts *o) {
 }
 
 void prof_text_notes(FILE *out, const ProfReportOpts *o) {
-    if (o->shadow)
+    if (o->shadow && o->sample_rate < 1e-200) /* vm_prof.c's stand-in for 0 */
+        fprintf(out, "  estimates from shadow profiling: no shadow's events were analysed (coverage 0)\n");
+    else if (o->shadow)
         fprintf(out, "  estimates from shadow profiling: the shadows covered %g of the run (ticks): counts are "
                      "observed counts scaled by 1/%g\n", o->sample_rate, o->sample_rate);
     else if (prof_scale(o) != 1.0)

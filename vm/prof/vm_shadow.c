@@ -403,12 +403,34 @@ static uint64_t end_deadline_ns;    /* written before stop_thread (release), rea
  * end may cost the program's exit (-Xstats: "waiting for the last shadows"). */
 #define END_GRACE_MIN_NS 100000000
 
+/* Instruction counts (PROF_NEED_COST): each shadow counts from the program's count at its
+ * fork (which the program's uninstrumented code does not advance), so one shadow's counts may
+ * start below where the previous one's ended, and the analysis, which reads one stream, would
+ * take the difference for a negative cost. Each shadow's EV_ICOUNTs are moved up to continue
+ * from the highest count analysed so far (what it ran keeps its differences; the gap between
+ * two shadows counts one instruction, like any other stretch the analysis did not see). */
+static uint64_t icount_hi;
+
+static void rebase_icounts(uint64_t *ev, uint64_t n) {
+    uint64_t off = 0;
+    bool first = true;
+    for (uint64_t k = 0; k < n; k++) {
+        if (ev_kind(ev[k]) != EV_ICOUNT) continue;
+        uint64_t v = ev_payload(ev[k]);
+        if (first) off = icount_hi + 1 - v, first = false;
+        v += off;
+        ev[k] = ev_make(EV_ICOUNT, v);
+        if (v > icount_hi) icount_hi = v;
+    }
+}
+
 /* A reaped shadow [s] with wait status [st]: analyse or drop it, free the slot. */
 static void collect(ShadowSlot *s, int st, bool killed) {
     if (killed) {
         res.killed++;
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) { /* B */
         uint64_t n = s->nev <= shm.cap ? s->nev : shm.cap;
+        if (vm_prof_needs & PROF_NEED_COST) rebase_icounts(s->ev, n);
         vm_prof_stream_feed(shadow_stream, s->ev, (size_t)n);
         __atomic_store_n(&res.finished, res.finished + 1, __ATOMIC_RELAXED); /* read by vm_shadow_finish */
         res.covered += s->ticks;
