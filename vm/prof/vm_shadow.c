@@ -346,10 +346,7 @@ static bool fork_shadow(int i) {
 
 void vm_shadow_flip(void) {
     VmSampleTl *t = &vm_sample_tl;
-    if (vm_shadow_child) { /* the window is over */
-        if (t->window != 0) vm_shadow_end(VM_SHADOW_END_LENGTH);
-        return;
-    }
+    if (vm_shadow_child) vm_shadow_end(VM_SHADOW_END_LENGTH); /* its one window is over */
     uint64_t run = (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
     t->out += run;
     pthread_mutex_lock(&sched.lock);
