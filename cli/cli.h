@@ -38,10 +38,14 @@ typedef struct Options {
     int cab_full;                /* -Xcab.full: CabFull */
     double sample_rate;          /* 0: default */
     size_t sample_burst;         /* 0: default */
-    int sample_mode;             /* -Xsample.mode: 0 off, 1 events (= -Xcab.mode=sampling), 2 code */
+    int sample_mode;             /* -Xsample.mode: 0 off, 1 events (= -Xcab.mode=sampling), 2 code, 3 shadow */
     int64_t sample_window;       /* -Xsample.window: ticks; 0: default */
     int64_t sample_seed;         /* -Xsample.seed: 0: from the clock */
     int sample_adaptive;         /* -Xsample.adaptive: 0 off, 1 on */
+    int64_t shadow_length;       /* -Xshadow.length: ticks; 0: default */
+    double shadow_load;          /* -Xshadow.load: average live shadows; 0: default */
+    int64_t shadow_timeout_ms;   /* -Xshadow.timeout: the watchdog; 0: default */
+    int64_t test_shadow_kill;    /* -Xtest.shadow_kill: every Nth shadow hangs (0: none) */
     bool profile_always;         /* -Xprofile.always: the always-on preset (cli_main.c) */
     int64_t test_delay_us;
     int64_t test_stall_ms, test_die_after, test_alloc_fail; /* -Xtest.*: fault injection */

@@ -15,6 +15,7 @@
 #include "vm_lib.h"
 #include "vm_prof.h"
 #include "vm_sample.h"
+#include "vm_shadow.h"
 #include "vm_thread.h"
 
 /* lua5.4's usage message (with this program's name), then Tandem's own options. */
@@ -298,7 +299,8 @@ int main(int argc, char **argv) {
         if ((opt.shards & (opt.shards - 1)) != 0) why = "the number of shards must be a power of two (2, 4 or 8)";
         else if (opt.sequential) why = "sharded analysis needs -Xanalysis=concurrent";
         else if (opt.sampling) why = "sharded analysis needs -Xcab.mode=exhaustive";
-        else if (opt.sample_mode == 2) why = "sharded analysis cannot be combined with -Xsample.mode=code";
+        else if (opt.sample_mode >= 2) why = opt.sample_mode == 2 ? "sharded analysis cannot be combined with -Xsample.mode=code"
+                                                                 : "sharded analysis cannot be combined with -Xsample.mode=shadow";
         else if (opt.analyzers && opt.analyzers < opt.shards) why = "it needs at least as many analyzer threads (-Xanalyzers) as shards";
         else if (opt.test_die_after) why = "-Xtest.analyzer_die cannot be combined with sharded analysis";
         for (int k = 0; why == NULL && k < opt.nanalyses; k++)
@@ -334,7 +336,7 @@ int main(int argc, char **argv) {
     /* -Xsample.mode: events is the CAB's sampling mode; code is sampled instrumentation, over
      * exhaustive rings (vm/prof/vm_sample.h). */
     if (opt.sample_mode == 1) opt.sampling = 1;
-    if (opt.sample_adaptive && opt.sample_mode != 2) {
+    if (opt.sample_adaptive && opt.sample_mode != 2) { /* not shadow: the program has no ring to watch */
         fprintf(stderr, "tandem: -Xsample.adaptive=on needs -Xsample.mode=code\n");
         return EXIT_USAGE;
     }
@@ -342,8 +344,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -Xsample.mode=code cannot be combined with -Xcab.mode=sampling (choose one way to sample)\n");
         return EXIT_USAGE;
     }
-    if (opt.profile && opt.sample_mode == 2) {
-        VmSampleOptions sopt = {true, opt.sample_rate ? opt.sample_rate : 0.05, (uint64_t)opt.sample_window,
+    /* -Xsample.mode=shadow: sampled instrumentation's countdown in the program, whose windows
+     * run in forked shadows instead (vm/prof/vm_shadow.h); analysed on the shadow thread. */
+    if (opt.sample_mode != 3 && (opt.shadow_length || opt.shadow_load > 0 || opt.shadow_timeout_ms || opt.test_shadow_kill)) {
+        fprintf(stderr, "tandem: -Xshadow.* and -Xtest.shadow_kill need -Xsample.mode=shadow\n");
+        return EXIT_USAGE;
+    }
+    if (opt.sample_mode == 3 && opt.profile) {
+        const char *why = NULL;
+        if (opt.sequential) why = "-Xanalysis=sequential (the shadows' events are analysed on the shadow thread)";
+        else if (opt.sampling) why = "-Xcab.mode=sampling (choose one way to sample)";
+        else if (opt.stage != VM_STAGE_FULL) why = "-Xprofile.stage (the program emits no events to stage)";
+        if (why != NULL) {
+            fprintf(stderr, "tandem: -Xsample.mode=shadow cannot be combined with %s\n", why);
+            return EXIT_USAGE;
+        }
+    }
+    if (opt.profile && opt.sample_mode >= 2) {
+        VmSampleOptions sopt = {true, opt.sample_rate && opt.sample_mode == 2 ? opt.sample_rate : 0.05, (uint64_t)opt.sample_window,
                                 (uint64_t)opt.sample_seed, opt.sample_adaptive == 1};
         vm_sample_configure(&sopt);
     }
@@ -381,10 +399,25 @@ int main(int argc, char **argv) {
     VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, (int)opt.carriers,
                             (opt.slice_ms ? (double)opt.slice_ms : 10.0) / 1000.0, (uint64_t)opt.sched_fuzz};
     if (topt.carriers == 0) {
-        /* The cores left after the analyzer threads, at least one. */
+        /* The cores left after the analyzer threads, at least one; shadows: one carrier
+         * (below). */
         long cores = placement.ncores > 0 ? placement.ncores : sysconf(_SC_NPROCESSORS_ONLN);
         long left = cores - (opt.profile && !opt.sequential ? nanalyzers : 0);
-        topt.carriers = left > 1 ? (int)left : 1;
+        topt.carriers = left > 1 && !(opt.profile && opt.sample_mode == 3) ? (int)left : 1;
+    }
+    if (opt.profile && opt.sample_mode == 3) {
+        /* A fork keeps one thread: the carrier that forks runs every green thread in the
+         * shadow. Several carriers would first have to be stopped at a safepoint with their
+         * green threads parked, which is not built. */
+        if (opt.green && topt.carriers > 1) {
+            fprintf(stderr, "tandem: -Xsample.mode=shadow runs green threads on one carrier only (-Xcarriers=1): stopping "
+                            "several carriers before a fork is not supported yet\n");
+            return EXIT_USAGE;
+        }
+        VmShadowOptions shopt = {true, (uint64_t)opt.shadow_length, opt.shadow_load, (uint64_t)opt.shadow_timeout_ms,
+                                 (uint64_t)opt.sample_seed, (uint64_t)opt.test_shadow_kill,
+                                 pinned && placement.nanalyzers > 0 ? placement.analyzer_cpus[0] : -1};
+        vm_shadow_configure(&shopt);
     }
     vm_threads_configure(&topt);
     if (opt.test_alloc_fail) gc_set_fail_at((uint64_t)opt.test_alloc_fail); /* counts from the first */

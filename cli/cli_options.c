@@ -2,6 +2,7 @@
  * help and the function that parses its value (a generic one for choices and counts), so
  * parsing, validation and `tandem -X` agree. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -198,6 +199,16 @@ static bool x_profile_always(const XOption *o, const char *val, Options *opt) {
     return true;
 }
 
+/* -Xshadow.load: a positive number of shadows, fractions allowed (0.25: a shadow a quarter of
+ * the time). */
+static bool x_shadow_load(const XOption *o, const char *val, Options *opt) {
+    char *end = NULL;
+    double d = val ? strtod(val, &end) : 0.0;
+    if (val == NULL || end == val || *end != '\0' || !(d >= 0.01 && d <= 16.0)) return bad_value(o, val, NULL);
+    opt->shadow_load = d;
+    return true;
+}
+
 static bool x_stats(const XOption *o, const char *val, Options *opt) {
     if (!no_value(o, val)) return false;
     opt->stats = true;
@@ -213,7 +224,7 @@ static const char *const format_names[] = {"text", "json", "folded", "callgrind"
 static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
-static const char *const sample_mode_names[] = {"off", "events", "code", NULL};
+static const char *const sample_mode_names[] = {"off", "events", "code", "shadow", NULL};
 static const char *const off_on_names[] = {"off", "on", NULL};
 static const char *const full_names[] = {"block", "self", "adaptive", NULL}; /* CabFull */
 static const char *const threads_names[] = {"native", "green", NULL};
@@ -246,12 +257,15 @@ static const XOption xoptions[] = {
     {"buffer", "cab, nway, ffwd", "cab", "transport between producers and analyzers: CAB, N-way buffering, FastForward", CHOICE(transport, buffer_names)},
     {"cab.mode", "exhaustive, sampling", "exhaustive", "exhaustive: every event analysed (producers may block); sampling: a random fraction of the bursts, never blocks", CHOICE(sampling, mode_names)},
     {"cab.full", "block, self, adaptive", "block", "exhaustive: what a program thread does when its ring is full. block: waits for the analyzer; self: analyses its own oldest chunks on its own thread; adaptive: analyses them itself only when the analyzer is not at its ring and no CPU is idle (runnable threads from /proc/loadavg), waits otherwise. -Xstats shows the chunks each analysed", CHOICE(cab_full, full_names)},
-    {"sample.mode", "off, events, code", "off", "events: the CAB paper's sampling, the same as -Xcab.mode=sampling (every event is produced, the analyzer analyses random bursts); code: sampled instrumentation, the program runs uninstrumented code between samples (a countdown at function entries and loop back edges) and instrumented code in windows of -Xsample.window ticks started at random, a fraction -Xsample.rate of the ticks; reports are estimates scaled by the fraction measured, and at rate 1 equal the exhaustive profile (vm/prof/vm_sample.h)", CHOICE(sample_mode, sample_mode_names)},
+    {"sample.mode", "off, events, code, shadow", "off", "events: the CAB paper's sampling, the same as -Xcab.mode=sampling (every event is produced, the analyzer analyses random bursts); code: sampled instrumentation, the program runs uninstrumented code between samples (a countdown at function entries and loop back edges) and instrumented code in windows of -Xsample.window ticks started at random, a fraction -Xsample.rate of the ticks; reports are estimates scaled by the fraction measured, and at rate 1 equal the exhaustive profile (vm/prof/vm_sample.h); shadow: shadow profiling, the program runs uninstrumented code only, and now and then forks a shadow process, pinned to the analyzer core, that runs instrumented for -Xshadow.length ticks with no side effect outside itself and hands its events to the parent's analysis (-Xshadow.load shadows live on average); reports are estimates scaled by the ticks the shadows covered (vm/prof/vm_shadow.h)", CHOICE(sample_mode, sample_mode_names)},
     {"sample.rate", "fraction in (0, 1], or a percentage such as 5%", "0.05", "sampling: fraction of the events analysed (events: in bursts chosen at random; code: of the ticks, run inside windows)", OWN(x_sample_rate)},
     {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "-Xsample.mode=events: the bursts the events are chosen in", OWN(x_sample_burst)},
     {"sample.window", "ticks (function entries and loop back edges), 1-1000000000", "256", "-Xsample.mode=code: the length of a sampling window; longer windows cost less switching and lose fewer paths at their edges, shorter ones spread the samples", COUNT(sample_window, 1, 1000000000)},
     {"sample.adaptive", "off, on", "off", "-Xsample.mode=code: a program thread whose ring is filling (its analyzer falls behind) halves its rate rather than wait, and doubles it again once the ring keeps room; every window's events are weighted by the inverse of its rate, so the estimates stay unbiased. -Xstats shows the windows per rate", CHOICE(sample_adaptive, off_on_names)},
     {"sample.seed", "N (0-4294967295)", "0 (from the clock)", "-Xsample.mode=code: the seed of the random window phases (each native thread draws its own sequence from it), for repeatable runs", COUNT(sample_seed, 0, 0xffffffff)},
+    {"shadow.length", "ticks (function entries and loop back edges), 1-1000000000", "200000", "-Xsample.mode=shadow: how long each shadow runs instrumented before it hands its events over and exits; longer shadows fork less often (each fork costs the program a copy of its page tables and copy-on-write faults after it), shorter ones spread the samples over more of the run", COUNT(shadow_length, 1, 1000000000)},
+    {"shadow.load", "average number of live shadows, 0.01-16", "1", "-Xsample.mode=shadow: a shadow is forked at a tick when the average number of live shadows so far is below this; never more than its ceiling live at once (the shadow profiling paper's load)", OWN(x_shadow_load)},
+    {"shadow.timeout", "milliseconds (1-3600000)", "10000", "-Xsample.mode=shadow: the watchdog kills a shadow that has not finished after this long; its events are dropped and counted (-Xstats)", COUNT(shadow_timeout_ms, 1, 3600000)},
     {"cachesim.l1", "SIZE:WAYS, e.g. 32k:4 (64-byte lines)", "32k:4", "cachesim: the simulated L1 data cache", OWN(x_cachesim)},
     {"cachesim.l2", "SIZE:WAYS, e.g. 512k:8 (inclusive of L1)", "512k:8", "cachesim: the simulated L2 cache", OWN(x_cachesim)},
     {"cachesim.policy", "fifo, lru", "fifo", "cachesim: replacement policy", OWN(x_cachesim)},
@@ -264,6 +278,7 @@ static const XOption xoptions[] = {
     {"test.analyzer_die", "N chunks (0-1000000000; 0: never)", "0", "testing: analyzer 0's thread ends after taking N chunks; its rings move to the analyzer with the fewest (with -Xanalyzers=1 a spare thread is started for them), so nothing is lost or analysed twice and the profile is complete; stderr says so", COUNT(test_die_after, 0, 1000000000)},
     {"test.alloc_fail", "N (0-1000000000000; 0: never)", "0", "testing: the Nth allocation of the GC heap (counted over all threads from the start) fails as at the -Xgc.maxheap cap, through Boehm's out-of-memory hook: \"not enough memory\", which pcall catches; during startup: a message and exit 1", COUNT(test_alloc_fail, 0, 1000000000000LL)},
     {"test.sched_fuzz", "seed N (0-4294967295)", "0 (off)", "testing: at safepoint polls, at random (one sequence per seed and thread) a green thread yields its carrier or a native thread calls sched_yield, or either naps 1-200 us", COUNT(sched_fuzz, 0, 0xffffffff)},
+    {"test.shadow_kill", "N (0-1000000000; 0: never)", "0", "testing: every Nth shadow (-Xsample.mode=shadow) hangs instead of handing its events over, so the watchdog kills it; the program's run and output stay intact, the drops are counted (-Xstats)", COUNT(test_shadow_kill, 0, 1000000000)},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},

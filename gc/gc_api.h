@@ -103,6 +103,16 @@ typedef void *(*gc_thread_fn)(void *arg);
  * default); returns 0 or an errno value. The thread is detached. */
 int gc_thread_start(gc_thread_fn fn, void *arg, size_t stack_bytes);
 
+/* A fork whose child goes on using the heap (shadow profiling, vm/prof/vm_shadow.c): call
+ * gc_fork_prepare just before fork(), then gc_fork_parent in the parent or gc_fork_child
+ * first thing in the child. Boehm's allocator lock is held across the fork, so the child's
+ * heap is consistent, and the child's collector knows only the forking thread (Boehm's
+ * GC_atfork_*: gc_init asks for manual fork handling, GC_set_handle_fork(-1), so forks the
+ * runtime does not make, popen and system, are not touched). */
+void gc_fork_prepare(void);
+void gc_fork_parent(void);
+void gc_fork_child(void);
+
 /* Run [fn(arg)] with this thread counted as inactive by the collector: a collection does
  * not stop it and scans its stack only from here up. [fn] must not touch the GC heap. */
 void *gc_do_blocking(gc_thread_fn fn, void *arg);

@@ -186,6 +186,7 @@ void gc_init(void) {
 #if defined(GC_ASAN) || defined(GC_TSAN)
     GC_register_has_static_roots_callback(not_sanitizer_data);
 #endif
+    GC_set_handle_fork(-1); /* forks are wrapped by hand: gc_fork_prepare (gc_api.h) */
     GC_INIT();
     const char *d = getenv("GC_FREE_SPACE_DIVISOR");
     if (d != NULL && atoi(d) > 0) free_space_divisor = (unsigned)atoi(d);
@@ -199,6 +200,10 @@ void gc_init(void) {
     register_self();
     set_trigger();
 }
+
+void gc_fork_prepare(void) { GC_atfork_prepare(); }
+void gc_fork_parent(void) { GC_atfork_parent(); }
+void gc_fork_child(void) { GC_atfork_child(); }
 
 void gc_set_collect_hook(void (*hook)(void)) { collect_hook = hook; }
 

@@ -69,6 +69,9 @@ typedef struct ProfReportOpts {
     ProfPprof *pprof;             /* PROF_PPROF: the run's profile, which report adds its
                                      samples to (the caller writes it once every analysis
                                      has); NULL: report writes a whole profile of its own */
+    int shadow;           /* shadow profiling: sample_rate is the shadows' coverage of the run
+                             (ticks they ran / ticks of the program), which exceeds 1 when
+                             shadows overlap; estimates scale by its inverse all the same */
 } ProfReportOpts;
 
 /* Instrumentation an analysis needs (ProfAnalysis.needs): only the enabled analyses'

@@ -452,7 +452,7 @@ static int cg_report(void *st, FILE *out, const ProfReportOpts *o) {
     CallGraph *cg = st;
     if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_CALLGRIND && o->format != PROF_PPROF)
         return -2;
-    if (o->sample_rate < 1.0) {
+    if (o->sample_rate < 1.0 || o->shadow) {
         ProfReportOpts ko = *o;
         CallGraph *k = without_guessed(cg, &ko);
         int rc = cg_report_all(k, out, &ko);

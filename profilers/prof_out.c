@@ -85,7 +85,12 @@ uint64_t prof_est(uint64_t c, const ProfReportOpts *o) {
 }
 
 void prof_text_notes(FILE *out, const ProfReportOpts *o) {
-    if (prof_scale(o) != 1.0)
+    if (o->shadow && o->sample_rate < 1e-200) /* vm_prof.c's stand-in for 0 */
+        fprintf(out, "  estimates from shadow profiling: no shadow's events were analysed (coverage 0)\n");
+    else if (o->shadow)
+        fprintf(out, "  estimates from shadow profiling: the shadows covered %g of the run (ticks): counts are "
+                     "observed counts scaled by 1/%g\n", o->sample_rate, o->sample_rate);
+    else if (prof_scale(o) != 1.0)
         fprintf(out, "  estimates from sampling at rate %g: counts are observed counts scaled by 1/%g\n",
                 o->sample_rate, o->sample_rate);
     if (o->partial) fprintf(out, "  partial profile: the program was interrupted\n");
@@ -156,13 +161,14 @@ void prof_json_num(FILE *out, double x) {
 }
 
 void prof_json_begin(FILE *out, const char *analysis, const ProfReportOpts *o) {
-    double rate = o->sample_rate > 0.0 && o->sample_rate <= 1.0 ? o->sample_rate : 1.0;
+    double rate = o->sample_rate > 0.0 && (o->sample_rate <= 1.0 || o->shadow) ? o->sample_rate : 1.0;
     fputs("{\"analysis\":", out);
     prof_json_str(out, analysis);
     fputs(",\"version\":1,\"sample_rate\":", out);
     prof_json_num(out, rate);
-    fprintf(out, ",\"estimated\":%s,\"partial\":%s", prof_scale(o) != 1.0 ? "true" : "false",
+    fprintf(out, ",\"estimated\":%s,\"partial\":%s", prof_scale(o) != 1.0 || o->shadow ? "true" : "false",
             o->partial ? "true" : "false");
+    if (o->shadow) fputs(",\"shadow\":true", out); /* sample_rate is the shadows' coverage */
 }
 
 void prof_folded_frame(FILE *out, const char *name) {
@@ -201,7 +207,10 @@ int prof_name_split(const char *name, const char **file, size_t *flen, unsigned 
 
 void prof_cg_header(FILE *out, const char *creator, const ProfReportOpts *o, uint64_t total) {
     fprintf(out, "# callgrind format\nversion: 1\ncreator: tandem %s\n", creator);
-    if (prof_scale(o) != 1.0)
+    if (o->shadow)
+        fprintf(out, "# estimates from shadow profiling at coverage %g: counts scaled by 1/%g\n", o->sample_rate,
+                o->sample_rate);
+    else if (prof_scale(o) != 1.0)
         fprintf(out, "# estimates from sampling at rate %g: counts scaled by 1/%g\n", o->sample_rate,
                 o->sample_rate);
     if (o->partial) fputs("# partial profile: the program was interrupted\n", out);

@@ -100,6 +100,7 @@ uint32_t prof_threads_find(ProfThreads *t, uint64_t id, int *added, const char *
 
 /* 1/rate when the profile was sampled (0 < rate < 1), else 1. */
 static inline double prof_scale(const ProfReportOpts *o) {
+    if (o->shadow) return o->sample_rate > 0.0 ? 1.0 / o->sample_rate : 1.0;
     return (o->sample_rate > 0.0 && o->sample_rate < 1.0) ? 1.0 / o->sample_rate : 1.0;
 }
 

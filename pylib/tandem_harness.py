@@ -79,6 +79,16 @@ def jit_turned_off():
     return any(a == "-Xjit=off" for a in extra_args())
 
 
+def jit_modes_of(tandem):
+    """The -Xjit values a runner compares: ["on", "off"], or ["off"] when [tandem] is built
+    without the JIT or extra_args() turn it off (said on stdout, so the skip shows)."""
+    r = run_once(tandem_argv(tandem, "-X"), timeout=60)
+    if "built without the JIT" in r.out + r.err or jit_turned_off():
+        print("JIT checks skipped: no JIT in this build, or TANDEM_EXTRA_ARGS turns it off")
+        return ["off"]
+    return ["on", "off"]
+
+
 def find_lua(name="lua5.4"):
     """The reference interpreter (a name on PATH or a path), or None."""
     return shutil.which(name) if name else None

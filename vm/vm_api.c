@@ -10,6 +10,7 @@
 #include "vm_do.h"
 #include "vm_gc.h"
 #include "vm_lib.h"
+#include "vm_shadow.h"
 #include "vm_thread.h"
 
 static const Value nilvalue = {{0}, VT_NIL};
@@ -256,6 +257,9 @@ bool vm_last_compile_error(int *line, int *col, const char **msg) {
 
 /* Closure for a main-chunk prototype with _ENV set. */
 static void push_main_closure(State *S, Proto *p, const Value *env) {
+    /* Shadow profiling: the program names every function it loads, before a shadow meets it
+     * (vm/prof/vm_shadow.c, "Function ids"). */
+    if (vm_shadow_on && !vm_shadow_child) vm_shadow_name_protos(p);
     LClosure *cl = vm_newlclosure(S, p);
     for (int i = 0; i < p->nupvals; i++) {
         UpVal *uv = vm_alloc(S, sizeof(UpVal));

@@ -16,7 +16,7 @@ NUM = {"round", "pos", "scale", "ring_kb", "chunk_kb", "seconds", "base_seconds"
        "probe_before_ns", "probe_after_ns", "produced", "consumed", "dropped", "chunks", "blocks",
        "blocked_ms", "analyzer_idle_ms", "analyzers", "error_all", "items_all", "error_hot",
        "items_hot", "rc", "rate", "cpu_s", "load1", "analyzer_chunks", "analyzer_busy_ms", "self_chunks",
-       "self_ms", "error_weighted", "hot_overlap"}
+       "self_ms", "error_weighted", "hot_overlap", "length", "load", "coverage"}
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 STAGES = ["instrument", "enqueue", "communicate", "full", "sequential"]
 FULL_ANALYSES = ["cachesim", "pathprof"]
@@ -329,6 +329,8 @@ def targets(data):
                         verdict(None if q is None else q <= 0.45)))
     if f11:
         out += code_sampling_targets(f11, verdict)
+    if data.get("shadow"):
+        out += shadow_targets(data["shadow"], verdict)
     f7 = data.get("fig7")
     if f7:
         cells, progs = Cells(f7), programs(f7)
@@ -367,6 +369,40 @@ def mean_of(cells, progs, config, col):
     v = [cells.med(p, config, col) for p in progs]
     v = [x for x in v if x is not None and not math.isnan(x)]
     return statistics.mean(v) if v else None
+
+
+SHADOW_DEFAULT = (200000, 1)   # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
+
+
+def shadow_key(analysis, length, load):
+    return "%s/shadow/%d/%g" % (analysis, length, load)
+
+
+def shadow_targets(rows, verdict):
+    """Issue 20's targets for shadow profiling at the default <length, load>: overhead at
+    most 2% over the uninstrumented run (geometric mean) for each analysis, beside its
+    exhaustive concurrent overhead; pathprof's hot-item overlap at least 94% (the paper's
+    accuracy) and callgraph's weighted error at most 5%."""
+    cells, progs = Cells(rows), programs(rows)
+    out = []
+    for a in ("callgraph", "pathprof"):
+        c = shadow_key(a, *SHADOW_DEFAULT)
+        if not any(r["config"] == c for r in rows):
+            continue
+        o, x = ovh(cells.gm(progs, c)), ovh(cells.gm(progs, a + "/exhaustive"))
+        out.append(("%s: shadow overhead at the defaults <= 2%% (exhaustive concurrent beside it)" % a,
+                    "shadow %s (fastest runs %s), exhaustive %s, coverage %s" % (
+                        pct(o), pct(ovh(cells.gm_min(progs, c))), pct(x), pct(mean_of(cells, progs, c, "coverage"))),
+                    verdict(None if o is None else o <= 0.02)))
+        if a == "pathprof":
+            ov = mean_of(cells, progs, c, "hot_overlap")
+            out.append(("pathprof: shadow hot-item overlap >= 94% at the defaults", pct(ov),
+                        verdict(None if ov is None else ov >= 0.94)))
+        else:
+            we = mean_of(cells, progs, c, "error_weighted")
+            out.append(("callgraph: shadow weighted error <= 5% at the defaults", pct(we),
+                        verdict(None if we is None else we <= 0.05)))
+    return out
 
 
 def code_sampling_targets(rows, verdict):

@@ -25,6 +25,10 @@ SAMPLED = ["callgraph", "pathprof"]
 # overhead it is meant to cut; fixed seed so that a rerun samples the same windows
 CODE_SAMPLED = ["callgraph", "calltree", "pathprof"]
 CODE_SEED = 1
+# Shadow profiling (-Xsample.mode=shadow, issue 20): the paper's configurations <sample size,
+# load>, sample sizes in ticks; the default (200000, 1) is in both grids
+SHADOW_ANALYSES = ["callgraph", "pathprof"]
+SHADOW_GRID = {"full": ([20000, 200000, 2000000], [0.25, 1, 2]), "quick": ([20000, 200000], [0.5, 1])}
 # 16 KB .. 32 MB: 12 ring sizes, powers of two
 RING_SIZES = [16 << 10 << i for i in range(12)]
 
@@ -51,6 +55,7 @@ PROGRAMS = {
         # run at scale 0.2 fails its own check ("cloth over-stretched") without profiling too
         "always": ["interp", "json", "raytrace", "havlak", "richards", "database", "compress", "sudoku",
                    "textindex", "spreadsheet", "regex", "astar"],
+        "shadow": ["interp", "json", "richards", "havlak", "raytrace", "mt_pipeline"],
         # more program threads than the machine's two cores; the same work at 4 and 8 threads
         "full": ["mt_parallel_map@4", "mt_parallel_map@8", "mt_shared_hash@4", "mt_shared_hash@8",
                  "mt_work_queue@4", "mt_work_queue@8"],
@@ -62,6 +67,7 @@ PROGRAMS = {
         "fig10": ["richards"],
         "fig11": ["richards", "json"],
         "always": ["richards", "json", "havlak", "raytrace"],
+        "shadow": ["richards", "json"],
         "full": ["mt_parallel_map@8", "mt_shared_hash@4"],
     },
 }
@@ -161,6 +167,25 @@ def sampling_configs():
     return cs
 
 
+def shadow_configs(mode):
+    """Shadow profiling (issue 20): callgraph and pathprof exhaustive (concurrent, the
+    comparison) and shadowed at every <length, load> of the grid (form "shadow", keys
+    ANALYSIS/shadow/LENGTH/LOAD, fixed seed), JSON profiles for the errors; the coverage each
+    run reached is the profile's sample_rate (run.py's "coverage")."""
+    lengths, loads = SHADOW_GRID[mode]
+    cs = [BASE]
+    for a in SHADOW_ANALYSES:
+        cs.append(Config("%s/exhaustive" % a, ["-Xprofile=" + a, "-Xprofile.format=json"],
+                         analysis=a, form="exhaustive", json=True))
+        for n in lengths:
+            for ld in loads:
+                cs.append(Config("%s/shadow/%d/%g" % (a, n, ld),
+                                 ["-Xprofile=" + a, "-Xprofile.format=json", "-Xsample.mode=shadow",
+                                  "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, "-Xsample.seed=%d" % CODE_SEED],
+                                 analysis=a, form="shadow", length=n, load=ld, json=True))
+    return cs
+
+
 FULL_ANALYSES = ["cachesim", "pathprof"]   # the expensive analyses: an analyzer falls behind
 FULL_POLICIES = ["block", "self", "adaptive"]
 AFFINITIES = ["none", "auto"]
@@ -197,6 +222,8 @@ EXPERIMENTS = [
     ("fig11", "Fig. 11: sampling overhead and error against the rate", sampling_configs()),
     ("always", "The always-on preset (-Xprofile.always) against no profiling",
      [BASE, Config("always", ["-Xprofile.always", "-Xsample.seed=%d" % CODE_SEED] + OUT_NULL, form="always")]),
+    ("shadow", "Shadow profiling (-Xsample.mode=shadow): overhead and accuracy against sample length and load",
+     None),
     ("full", "The deferred-methods paper's comparison: synchronous (self) / thread pool (block) / adaptive, "
              "more program threads than cores", full_ring_configs()),
 ]
@@ -209,7 +236,7 @@ def plan(mode, only=None):
         if only and name not in only:
             continue
         progs = [(p, scale_of(p, mode)) for p in PROGRAMS[mode][name]]
-        out.append((name, title, configs, progs))
+        out.append((name, title, configs if configs is not None else shadow_configs(mode), progs))
     return out
 
 

@@ -8,7 +8,7 @@ import analyze as an
 import experiments as ex
 import plot
 
-EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "always", "full"]
+EXPS = ["fig7", "fig8", "fig9", "fig10", "fig11", "always", "shadow", "full"]
 
 
 def cell(span):
@@ -196,6 +196,37 @@ def code_sampling_table(rows, cells, progs, rates):
                "making up 90%% of the exhaustive profile, the share the sample ranks in its own top 90%%).\n"
                % ex.CODE_SEED) + out
     return out
+
+
+def shadow_section(rows):
+    """Shadow profiling (issue 20): per analysis, each <length, load> of the grid with its
+    overhead (geomean of the per-program medians, and per program), coverage, weighted error
+    and hot-item overlap, and the exhaustive concurrent run beside them (the paper's Fig. 3
+    and 5 as one table)."""
+    cells, progs = an.Cells(rows), an.programs(rows)
+    grid = sorted({(int(r["length"]), r["load"]) for r in rows if r["form"] == "shadow"})
+    out = ""
+    for a in ex.SHADOW_ANALYSES:
+        body = []
+        for c, label in [(an.shadow_key(a, n, ld), "%d ticks, load %g%s" % (n, ld, " (default)" if (n, ld) ==
+                                                                            an.SHADOW_DEFAULT else ""))
+                         for n, ld in grid] + [(a + "/exhaustive", "exhaustive concurrent")]:
+            if not any(r["config"] == c for r in rows):
+                continue
+            shadow = c != a + "/exhaustive"
+            body.append([label, p(an.ovh(cells.gm(progs, c))),
+                         " ".join(cell(cells.span(pr, c)).split(" [")[0] for pr in progs),
+                         p(an.mean_of(cells, progs, c, "coverage")) if shadow else "100%",
+                         p(an.mean_of(cells, progs, c, "error_weighted")) if shadow else "–",
+                         p(an.mean_of(cells, progs, c, "hot_overlap")) if shadow else "–"])
+        out += "\n**%s** (programs: %s)\n\n" % (a, ", ".join(progs)) + table(
+            ["configuration", "overhead (geomean)", "per program", "coverage", "weighted error", "hot-item overlap"],
+            body)
+    return ("The program runs uninstrumented and forks shadows that run instrumented for a sample length (ticks) "
+            "on the analyzer core, as many alive on average as the load; coverage = ticks the analysed shadows ran / "
+            "ticks of the program (the report's scale); errors against the exhaustive profile of the same program "
+            "(prof_error.py's weighted error and hot-item overlap), mean over programs of the per-program medians.\n"
+            + out)
 
 
 def full_section(rows):
@@ -406,6 +437,9 @@ The machine is shared with other work: absolute times move, ratios within a roun
                   "adaptive; overhead over no profiling, median [min, max] of the interleaved runs:\n\n" +
                   table(["program", "overhead"], [[pr, cell(cells.span(pr, "always"))] for pr in progs]) +
                   "\ngeomean: %s\n" % p(an.ovh(cells.gm(progs, "always"))))
+    if data.get("shadow"):
+        md.append("\n## Shadow profiling: overhead and accuracy against sample length and load\n\n" +
+                  shadow_section(data["shadow"]))
     if agg:
         md.append("\n## Cost model (section 4)\n\n" + cost_section(per, agg))
     if data.get("full"):

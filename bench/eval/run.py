@@ -37,7 +37,7 @@ import measure  # noqa: E402
 import report  # noqa: E402
 
 FIELDS = ["experiment", "round", "pos", "program", "scale", "threads", "config", "analysis", "form",
-          "buffer", "ring_kb", "chunk_kb", "rate", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
+          "buffer", "ring_kb", "chunk_kb", "rate", "length", "load", "coverage", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
           "probe_before_ns", "probe_before", "probe_after_ns", "probe_after",
           "produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms", "analyzer_idle_ms",
           "analyzers", "analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms", "error_all", "items_all", "error_hot", "items_hot", "error_weighted", "hot_overlap", "rc", "error", "cmd"]
@@ -125,6 +125,8 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                         row.update(error_all=e_all, items_all=n_all, error_hot=e_hot, items_hot=n_hot,
                                    error_weighted=th.weighted_error(act, smp, rate),
                                    hot_overlap=th.hot_overlap(act, smp))
+                        if c.fields.get("form") == "shadow":
+                            row["coverage"] = rate   # the shadows' coverage of the run
                 if r["rc"] != 0:
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)
                 batch.append(row)
@@ -170,7 +172,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 rounds of fewer, smaller programs (<5 min)")
     ap.add_argument("--out", help="output folder (default bench/results/YYYY-MM-DD-HHMM)")
     ap.add_argument("--runs", type=int, help="rounds per experiment (default 7, quick 3)")
-    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11,always,full")
+    ap.add_argument("--only", help="comma-separated experiments: fig7,fig8,fig9,fig10,fig11,always,shadow,full")
     ap.add_argument("--tandem", default=th.default_tandem())
     ap.add_argument("--cab-bench", default=os.path.join(th.REPO, "build", "cab", "cab_bench"))
     ap.add_argument("--report-only", metavar="DIR", help="rewrite report.md and plots from DIR's CSVs")

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "vm_lib.h"
+#include "vm_shadow.h"
 #include "vm_thread.h"
 
 /* Most arguments a bound function may take (argument storage lives on the C stack). */
@@ -112,6 +113,7 @@ static int ffi_load(State *S) {
         if (strlen(name->data) != name->len) vm_arg_error(S, 1, "name contains a zero byte");
         file = lib_filename(name->data);
     }
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_FFI); /* a library's constructors may do anything */
     void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         const char *why = dlerror();
@@ -211,6 +213,7 @@ static void *do_call(void *arg) {
 /* A bound function: check and convert the arguments, call, convert the result. */
 static int ffi_trampoline(State *S) {
     FfiSig *sig = (FfiSig *)vm_upvalue(S, 1)->u.u->data;
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_FFI); /* C code's effects cannot be contained */
     int n = vm_gettop(S);
     if (n < sig->nargs) vm_type_error(S, n + 1, expected_name((FfiKind)sig->kinds[n]));
     if (n > sig->nargs) {

@@ -17,6 +17,7 @@
 
 #include "vm_lib.h"
 #include "vm_prof.h"
+#include "vm_shadow.h"
 
 enum { IOS_META = 1, IOS_INPUT = 2, IOS_OUTPUT = 3 };
 
@@ -80,9 +81,18 @@ static int exec_result(State *S, int stat) {
     return vm_exec_status(S, stat);
 }
 
-/* Close [p] as its kind requires and push the results of close(). */
+/* Close [p] as its kind requires and push the results of close(). In a shadow
+ * (vm/prof/vm_shadow.h) a file is only forgotten: fclose would write out the program's
+ * unflushed output, pclose wait for a process the program owns. */
 static int aux_close(State *S, LFile *p) {
     FILE *f = p->f;
+    if (__builtin_expect(vm_shadow_child, 0)) {
+        if (p->kind == FK_PIPE) vm_shadow_end(VM_SHADOW_END_EFFECT);
+        if (p->kind != FK_STD) {
+            p->f = NULL;
+            return vm_file_result(S, true, NULL);
+        }
+    }
     switch (p->kind) {
     case FK_STD:
         vm_pushnil(S);
@@ -105,8 +115,14 @@ static bool check_mode(const char *mode) {
     return strspn(mode, "b") == strlen(mode);
 }
 
+/* Opening a file in a shadow: for reading only (opening to write creates or truncates it). */
+static void shadow_open(const char *mode) {
+    if (mode[0] != 'r' || strchr(mode, '+') != NULL) vm_shadow_end(VM_SHADOW_END_EFFECT);
+}
+
 /* Open [name] or raise "cannot open file 'name' (reason)" (io.lines, io.input, io.output). */
 static Value open_or_raise(State *S, const char *name, const char *mode) {
+    if (__builtin_expect(vm_shadow_child, 0)) shadow_open(mode);
     FILE *f = fopen(name, mode);
     if (f == NULL) vm_error(S, "cannot open file '%s' (%s)", name, strerror(errno));
     return new_file(S, f, FK_FILE);
@@ -253,6 +269,7 @@ static int read_formats(State *S, FILE *f, int first, int nfmt, bool from_upvalu
 /* the argument number reported for format i: for the lines iterator, lua5.4 counts the
  * formats from 2 (they sit above the file on its stack) */
 #define FMT_ARG(i) (from_upvalues ? (i) - first + 2 : (i))
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_check_read(fileno(f)); /* pipes and terminals: input the program will read */
     clearerr(f);
     int n = 0;
     bool ok = true;
@@ -402,13 +419,26 @@ static int write_values(State *S, FILE *f, int first, Value file) {
     return 1;
 }
 
+/* write_values in a shadow: the values are checked as the program's write checks them, and
+ * nothing is written (vm/prof/vm_shadow.h). */
+static int shadow_write(State *S, int first, Value file) {
+    for (int i = first; i <= vm_gettop(S); i++) {
+        Value *v = vm_at(S, i);
+        if (v->tt != VT_INT && v->tt != VT_FLOAT) vm_check_string(S, i);
+    }
+    vm_push(S, file);
+    return 1;
+}
+
 static int io_write(State *S) {
     FILE *f = get_iofile(S, IOS_OUTPUT);
+    if (__builtin_expect(vm_shadow_child, 0)) return shadow_write(S, 1, vm_loadv(vm_table_getint(io_state(S), IOS_OUTPUT)));
     return write_values(S, f, 1, vm_loadv(vm_table_getint(io_state(S), IOS_OUTPUT)));
 }
 
 static int f_write(State *S) {
     FILE *f = tofile(S);
+    if (__builtin_expect(vm_shadow_child, 0)) return shadow_write(S, 2, *vm_at(S, 1));
     return write_values(S, f, 2, *vm_at(S, 1));
 }
 
@@ -428,10 +458,12 @@ static int io_close(State *S) {
 
 static int f_flush(State *S) {
     FILE *f = tofile(S);
+    if (__builtin_expect(vm_shadow_child, 0)) return vm_file_result(S, true, NULL); /* nothing of the shadow's was written */
     return vm_file_result(S, fflush(f) == 0, NULL);
 }
 
 static int io_flush(State *S) {
+    if (__builtin_expect(vm_shadow_child, 0)) return vm_file_result(S, get_iofile(S, IOS_OUTPUT) != NULL, NULL);
     return vm_file_result(S, fflush(get_iofile(S, IOS_OUTPUT)) == 0, NULL);
 }
 
@@ -448,6 +480,7 @@ static int f_seek(State *S) {
     static const int whence[] = {SEEK_SET, SEEK_CUR, SEEK_END};
     static const char *const names[] = {"set", "cur", "end", NULL};
     FILE *f = tofile(S);
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_check_read(fileno(f)); /* fseeko flushes: only a detached regular file */
     int op = check_option(S, 2, "cur", names);
     vm_Integer off = vm_opt_integer(S, 3, 0);
     errno = 0;
@@ -460,6 +493,7 @@ static int f_setvbuf(State *S) {
     static const int modes[] = {_IONBF, _IOFBF, _IOLBF};
     static const char *const names[] = {"no", "full", "line", NULL};
     FILE *f = tofile(S);
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_check_read(fileno(f)); /* setvbuf may flush: only a detached regular file */
     int op = check_option(S, 2, NULL, names);
     vm_Integer size = vm_opt_integer(S, 3, BUFSIZ);
     return vm_file_result(S, setvbuf(f, NULL, modes[op], (size_t)size) == 0, NULL);
@@ -490,6 +524,7 @@ static int io_open(State *S) {
     String *ms = vm_opt_string(S, 2, NULL);
     const char *mode = ms ? ms->data : "r";
     if (!check_mode(mode)) vm_arg_error(S, 2, "invalid mode");
+    if (__builtin_expect(vm_shadow_child, 0)) shadow_open(mode);
     FILE *f = fopen(name, mode);
     if (f == NULL) return vm_file_result(S, false, name);
     vm_push(S, new_file(S, f, FK_FILE));
@@ -502,6 +537,7 @@ static int io_popen(State *S) {
     const char *mode = ms ? ms->data : "r";
     if (!((mode[0] == 'r' || mode[0] == 'w') && mode[1] == '\0'))
         vm_arg_error(S, 2, "invalid mode");
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EFFECT); /* runs a command */
     fflush(NULL);
     FILE *f = popen(prog, mode);
     if (f == NULL) return vm_file_result(S, false, prog);

@@ -14,6 +14,7 @@
 #include "vm_do.h"
 #include "vm_gc.h"
 #include "vm_lib.h"
+#include "vm_shadow.h"
 
 /* Room for the expansion of one strftime conversion ("%c" is the longest in practice). */
 #define DATE_CONV_MAX 250
@@ -222,6 +223,7 @@ static int os_exit(State *S) {
     Value *v = vm_at(S, 1);
     if (vm_isbool(v)) status = v->tt == VT_TRUE ? EXIT_SUCCESS : EXIT_FAILURE;
     else status = (int)vm_opt_integer(S, 1, EXIT_SUCCESS);
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EXIT);
     if (!vm_isfalsy(vm_at(S, 2)) && S == S->g->mainthread) {
         for (int tries = S->ntbc + 1; tries > 0 && S->ntbc > 0; tries--)
             if (vm_protect(S, close_main_tbc, NULL) == VM_OK) break;
@@ -235,6 +237,7 @@ static int os_exit(State *S) {
  * "exit"|"signal", code (luaL_execresult). */
 static int os_execute(State *S) {
     String *cmd = vm_opt_string(S, 1, NULL);
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EFFECT);
     fflush(NULL);
     int stat = system(cmd ? cmd->data : NULL);
     if (cmd == NULL) {
@@ -247,17 +250,20 @@ static int os_execute(State *S) {
 
 static int os_remove(State *S) {
     const char *name = vm_check_string(S, 1)->data;
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EFFECT);
     return vm_file_result(S, remove(name) == 0, name);
 }
 
 static int os_rename(State *S) {
     const char *from = vm_check_string(S, 1)->data;
     const char *to = vm_check_string(S, 2)->data;
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EFFECT);
     return vm_file_result(S, rename(from, to) == 0, NULL);
 }
 
 static int os_tmpname(State *S) {
     char name[] = "/tmp/lua_XXXXXX";
+    if (__builtin_expect(vm_shadow_child, 0)) vm_shadow_end(VM_SHADOW_END_EFFECT); /* it creates the file */
     int fd = mkstemp(name);
     if (fd == -1) vm_error(S, "unable to generate a unique filename");
     close(fd);

@@ -18,6 +18,7 @@
 #include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_sample.h"
+#include "vm_shadow.h"
 #include "vm_thread.h"
 
 
@@ -48,6 +49,9 @@ static _Noreturn void oom(void) {
 }
 
 uint32_t vm_prof_newid(Proto *p) {
+    /* A shadow cannot name a function: the name would stay in its copy of the process
+     * (vm_shadow.c, "Function ids"). */
+    if (vm_shadow_child) vm_shadow_end(VM_SHADOW_END_UNNAMED);
     char chunk[VM_IDSIZE];
     if (p->source != NULL)
         vm_chunkid(chunk, sizeof chunk, p->source->data, p->source->len);
@@ -151,6 +155,9 @@ void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     switch (s->kind) {
     case VM_PS_SAMPLING:
         cab_push_sampling(&s->prod, ev);
+        break;
+    case VM_PS_SHADOW:
+        vm_shadow_put(ev);
         break;
     case VM_PS_SEQUENTIAL:
         s->nword++;
@@ -443,7 +450,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
     if (o->nanalyses == 0) return true;
     run.opt = *o;
     vm_prof_signal_thread_start(); /* first: every thread created later inherits the blocked mask */
-    if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE) {
+    if (!o->sequential && o->stage >= VM_STAGE_COMMUNICATE && !vm_shadow_on) {
         run.pool = cab_analyzer_start(o->analyzers > 0 ? o->analyzers : 1, o->analyzer_cpus, err);
         if (run.pool == NULL) return false;
         cab_analyzer_set_faults(run.pool, &o->faults);
@@ -455,6 +462,7 @@ bool vm_prof_start(const VmProfOptions *o, const char **err) {
     vm_prof_thread_begin(1, -1);
     vm_prof_instrumented = true;
     atexit(finish_atexit);
+    if (vm_shadow_on && (*err = vm_shadow_start()) != NULL) return false;
     return true;
 }
 
@@ -507,7 +515,7 @@ static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
 }
 
 static int write_report(FILE *f, void **st) {
-    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb, NULL};
+    ProfReportOpts ro = {run.opt.format, 1.0, partial, fname_cb, NULL, vm_pathprof_decode, fsource_cb, NULL, 0};
     /* Sampling analyses a fraction sample_rate of the events (cab_api.h): estimates scale
      * by it. */
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
@@ -516,6 +524,7 @@ static int write_report(FILE *f, void **st) {
     if (vm_sample_code) {
         double frac = vm_sample_fraction();
         ro.sample_rate = frac > 0.0 ? frac : 1e-300;
+        ro.shadow = vm_shadow_on; /* the fraction is the shadows' coverage (vm_shadow.h) */
     }
     /* pprof: one profile for the whole run, each analysis adding its sample types, written
      * once they all have (prof_api.h). */
@@ -580,6 +589,7 @@ static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
 static int finish_locked(void);
 
 int vm_prof_finish(void) {
+    if (vm_shadow_child) vm_shadow_end(VM_SHADOW_END_EXIT); /* a shadow reached the program's end */
     pthread_mutex_lock(&finish_lock);
     int rc = finish_locked();
     pthread_mutex_unlock(&finish_lock);
@@ -593,6 +603,7 @@ static int finish_locked(void) {
     run.finished = true;
     pthread_mutex_unlock(&run.lock);
     vm_prof_tl = &discard_stream;
+    vm_shadow_finish(); /* the last shadows analysed, the shadow thread gone: its states merge below */
     /* Every other thread is stopped for good (vm_threads_shutdown): close their streams.
      * A thread stopped inside a wait on its full ring leaves the wait (the analyzer frees
      * slots) and then parks at the end of its blocking region without pushing: wait for
@@ -627,6 +638,7 @@ static int finish_locked(void) {
 void vm_prof_print_stats(FILE *f) {
     if (run.streams == NULL) return;
     vm_sample_print_stats(f);
+    vm_shadow_print_stats(f);
     const char *stage[] = {"instrument", "enqueue", "communicate", "full"};
     fprintf(f, "[stats] profile: %s, stage %s, %d stream(s)\n", run.opt.sequential ? "sequential" : "concurrent",
             stage[run.opt.stage], run.nstreams);
@@ -675,9 +687,29 @@ int vm_prof_kind(void) {
     const VmProfOptions *o = &run.opt;
     /* Instrumentation only: produced and dropped, sequential or not (no state is opened). */
     if (o->stage == VM_STAGE_INSTRUMENT) return VM_PS_WORD;
+    if (vm_shadow_on) return VM_PS_WORD; /* the program emits nothing that is analysed: its shadows do */
     if (o->sequential) return VM_PS_SEQUENTIAL;
     if (o->stage == VM_STAGE_ENQUEUE || o->cab.mode == CAB_MODE_SAMPLING) return VM_PS_SAMPLING;
     return VM_PS_EXHAUSTIVE;
+}
+
+/* Shadow profiling (vm_shadow.c). */
+VmProfStream *vm_prof_stream_detached(void) {
+    VmProfStream *s = stream_new(0, -1);
+    s->closed = true; /* nobody produces into it */
+    return s;
+}
+
+void vm_prof_stream_feed(VmProfStream *s, const uint64_t *ev, size_t n) {
+    s->nword += n;
+    for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], ev, n);
+}
+
+void vm_prof_shadow_stream(void) {
+    static VmProfStream shadow = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_SHADOW};
+    VmProfStream *old = vm_prof_tl;
+    shadow.icount = old != NULL ? old->icount : 0;
+    vm_prof_tl = &shadow;
 }
 
 void vm_prof_emit_slow(uint64_t ev) { vm_prof_emit(ev); }

@@ -33,7 +33,8 @@ typedef enum VmProfStage {
     VM_STAGE_FULL,       /* analysed (default) */
 } VmProfStage;
 
-enum { VM_PS_EXHAUSTIVE, VM_PS_SAMPLING, VM_PS_SEQUENTIAL, VM_PS_WORD };
+enum { VM_PS_EXHAUSTIVE, VM_PS_SAMPLING, VM_PS_SEQUENTIAL, VM_PS_WORD,
+       VM_PS_SHADOW /* a shadow process's stream: events go to its slot (vm_shadow.c) */ };
 
 typedef struct VmProfStream {
     CabProducer prod;           /* concurrent: this stream's producer (first: the fast path) */
@@ -209,6 +210,14 @@ bool vm_trace_start(const char *path, const char **err);
  * Returns 0 (also when not tracing), or -1 if the file could not be written (said on
  * stderr). */
 int vm_trace_finish(void);
+
+/* Shadow profiling (vm_shadow.c). vm_prof_stream_detached: a stream with analysis states
+ * and no ring nor producer, merged into the report like the others (the shadow thread's);
+ * vm_prof_stream_feed: analyse [n] events in it (one thread at a time); vm_prof_shadow_stream:
+ * in a shadow process, the calling thread's events go to the shadow's slot from now on. */
+VmProfStream *vm_prof_stream_detached(void);
+void vm_prof_stream_feed(VmProfStream *s, const uint64_t *ev, size_t n);
+void vm_prof_shadow_stream(void);
 
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);

@@ -27,6 +27,7 @@
 #include "vm_pathprof.h"
 #include "vm_prof.h"
 #include "vm_sample.h"
+#include "vm_shadow.h"
 
 _Thread_local VmSampleTl vm_sample_tl;
 bool vm_sample_code = false;
@@ -118,7 +119,7 @@ void vm_sample_thread_begin(void) {
         return;
     }
     /* Random phase from the first tick on: the first slot starts at the first tick. */
-    t->left = t->phase = next_gap(t, 0);
+    t->left = t->phase = vm_shadow_on ? vm_shadow_first_check() : next_gap(t, 0);
 }
 
 static void fold(VmSampleTl *t) {
@@ -249,6 +250,10 @@ static void open_window(VmSampleTl *t) {
 
 void vm_sample_flip(void) {
     VmSampleTl *t = &vm_sample_tl;
+    if (vm_shadow_on) { /* no window in the program itself: a check of the shadow scheduler */
+        vm_shadow_flip();
+        return;
+    }
     uint64_t run = (uint64_t)(t->phase - t->left);
     if (t->window) {
         t->in += run;
@@ -350,15 +355,31 @@ static VmSampleTl sum_ticks(void) {
     return r;
 }
 
+void vm_sample_open_shadow(int64_t length) {
+    VmSampleTl *t = &vm_sample_tl;
+    t->window = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
+    if (t->window == 0 || t->window == ONE_WINDOW) t->window = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
+    t->in = t->in_w = 0;
+    t->wshift = 0;
+    t->windows = 1;
+    t->left = t->phase = length > 0 ? length : 1;
+}
+
+uint64_t vm_sample_ticks(void) {
+    VmSampleTl r = sum_ticks();
+    return r.in + r.out;
+}
+
 double vm_sample_fraction(void) {
     if (!vm_sample_code) return 1.0;
+    if (vm_shadow_on) return vm_shadow_fraction();
     VmSampleTl r = sum_ticks();
     if (r.in + r.out == 0) return 0.0;
     return (double)r.in_w / (double)(r.in + r.out);
 }
 
 void vm_sample_print_stats(FILE *f) {
-    if (!vm_sample_code) return;
+    if (!vm_sample_code || vm_shadow_on) return; /* shadows: vm_shadow_print_stats */
     VmSampleTl r = sum_ticks();
     uint64_t all = r.in + r.out;
     fprintf(f, "[stats] sample code: rate %g window %llu ticks: %llu windows, ticks in windows %llu of %llu (fraction %.6f)\n",

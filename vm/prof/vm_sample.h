@@ -169,6 +169,11 @@ void vm_sample_join(State *S, int at, bool force);
  * included): the report's scale. 1 when sampling is off. */
 double vm_sample_fraction(void);
 
+/* Shadow profiling (vm_shadow.c): in a shadow, open its one window of [length] ticks;
+ * vm_sample_ticks: every tick counted so far, inside windows or not. */
+void vm_sample_open_shadow(int64_t length);
+uint64_t vm_sample_ticks(void);
+
 /* -Xstats: ticks, windows, the measured fraction. */
 void vm_sample_print_stats(FILE *f);
 

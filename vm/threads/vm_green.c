@@ -37,6 +37,7 @@
 #include "vm_do.h"
 #include "vm_lib.h"
 #include "vm_prof.h"
+#include "vm_shadow.h"
 #include "vm_threadimpl.h"
 
 void vm_ctx_switch(void **save_sp, void *new_sp); /* vm_coro.c */
@@ -310,6 +311,9 @@ static void *carrier_main(void *arg) {
             run(c, t);
             continue;
         }
+        /* A shadow (vm/prof/vm_shadow.h) has no ticker to wake its sleepers and no other
+         * carrier to send it work: idle, it is over. */
+        if (vm_shadow_child) vm_shadow_end(VM_SHADOW_END_IDLE);
         uint64_t t0 = trace_on() ? trace_now() : 0;
         vm_ctx_blocking(&c->ctx, idle_wait, NULL);
         if (t0 != 0) trace_span(TRACE_CARRIER_IDLE, t0, 0, 0);

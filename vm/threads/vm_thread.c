@@ -34,6 +34,7 @@ static VmThreadOptions options = {VM_THREADS_NATIVE, 1, 0.010, 0};
 static VmThread all = {.all_next = &all, .all_prev = &all}; /* static: a GC root */
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_id = 1;
+static int native_live; /* spawned native language threads not yet ended (atomic) */
 static VmThread *main_thread;
 static Ctx main_ctx;
 
@@ -191,6 +192,7 @@ static void *native_main(void *arg) {
     vm_prof_thread_end();
     vm_ctx_leave(&t->ctx);
     vm_ctx_set_current(NULL);
+    __atomic_sub_fetch(&native_live, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -216,8 +218,10 @@ void vm_thread_start(State *S, VmThread *t) {
     } else {
         t->ctx.thread = t;
         vm_ctx_born(&t->ctx);
+        __atomic_add_fetch(&native_live, 1, __ATOMIC_RELAXED);
         int rc = gc_thread_start(native_main, t, 1u << 20);
         if (rc != 0) {
+            __atomic_sub_fetch(&native_live, 1, __ATOMIC_RELAXED);
             vm_ctx_leave(&t->ctx);
             vm_thread_forget(t);
             vm_error(S, "thread.spawn: cannot start a native thread: %s", strerror(rc));
@@ -239,6 +243,8 @@ void vm_threads_init_main(State *S, VmThread *m) {
 }
 
 VmThread *vm_thread_main(void) { return main_thread; }
+
+bool vm_threads_single(void) { return __atomic_load_n(&native_live, __ATOMIC_ACQUIRE) == 0; }
 
 /* ======================================================================
  * Program start and end

@@ -75,6 +75,11 @@ void vm_threads_set_switch_hook(void (*hook)(int carrier, uint64_t thread_id, St
 /* -Xtest.sched_fuzz: the yields and naps it has injected so far (for -Xstats). */
 void vm_threads_fuzz_counts(uint64_t *yields, uint64_t *naps);
 
+/* Native model: no language thread runs but the main one (spawned ones all ended): a fork
+ * would keep every language thread (shadow profiling forks only then, vm/prof/vm_shadow.c).
+ * Green model: true (every green thread lives in the carriers' memory). */
+bool vm_threads_single(void);
+
 /* Language thread id of the running thread (main: 1). */
 uint64_t vm_thread_id(State *S);
 

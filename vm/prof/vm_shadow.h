@@ -1,0 +1,117 @@
+/* vm_shadow.h: shadow profiling (-Xsample.mode=shadow; Moseley et al., "Shadow Profiling",
+ * CGO 2007): the program runs uninstrumented code only; now and then, at a tick, it forks a
+ * shadow, a copy of itself that runs instrumented for -Xshadow.length ticks on the analyzer
+ * core, hands its events to the parent's analysis and exits. vm_shadow.c has the design and
+ * its rejected alternatives.
+ *
+ * Parent side. It is sampled instrumentation whose windows never open in the program itself
+ * (vm_sample.h): the countdown at ticks is the same (between checks a tick costs a decrement
+ * and a branch), and when it runs out vm_sample_flip hands over to vm_shadow_flip, which
+ * decides whether to fork (the scheduler: the average number of live shadows so far is below
+ * -Xshadow.load, and fewer than its ceiling are alive) and draws the next check. The ticks
+ * are safepoint polls: the thread that forks is at one, with no runtime lock held.
+ *
+ * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
+ * (the trampoline then runs the instrumented interpreter, which replays the open frames, as
+ * a sampling window's start does) and writes its events into its slot, shared memory the
+ * parent mapped before the fork. It ends (vm_shadow_end) when the window is over, or earlier
+ * at the first thing it may not do: a side effect (os.exit, os.remove, os.rename,
+ * os.execute, os.tmpname, io.open for writing, io.popen, an ffi call), a read from a pipe or
+ * terminal, the end of the program, a green carrier with nothing to run, a function not named
+ * before the fork, or a full slot. Writes by the io library are discarded; reads from regular
+ * files proceed on a private copy of the file's offset.
+ *
+ * The parent's shadow thread (on the analyzer core) reaps the shadows (waitpid on each pid:
+ * never another child of the program), feeds a finished shadow's events to the analyses,
+ * kills (SIGKILL) one that outlives -Xshadow.timeout and drops what it wrote; -Xstats counts
+ * both. The report scales by the coverage: ticks the finished shadows ran / ticks the program
+ * ran (vm_shadow_fraction), and says so. */
+#ifndef VM_SHADOW_H
+#define VM_SHADOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vm_value.h"
+
+/* -Xsample.mode=shadow and -Xshadow.* (cli), set once before the program starts. */
+typedef struct VmShadowOptions {
+    bool on;
+    uint64_t length;      /* ticks a shadow runs instrumented, >= 1 */
+    double load;          /* the average number of live shadows wanted, > 0 */
+    uint64_t timeout_ms;  /* the watchdog: a shadow still alive after this is killed */
+    uint64_t seed;        /* random check phases; 0: from the clock */
+    uint64_t test_kill;   /* -Xtest.shadow_kill: every Nth shadow hangs (0: none) */
+    int cpu;              /* the analyzer core (shadow thread and shadows), -1: not pinned */
+} VmShadowOptions;
+
+#define VM_SHADOW_DEFAULT_LENGTH 200000 /* ticks: at the instrumented interpreter's pace some
+                                         * tens of ms, against well under a ms per fork */
+#define VM_SHADOW_DEFAULT_LOAD 1.0
+#define VM_SHADOW_DEFAULT_TIMEOUT_MS 10000
+
+/* Why a shadow ended (its slot says; -Xstats counts them). Grep VM_SHADOW_END if you add one:
+ * end_names in vm_shadow.c. */
+typedef enum VmShadowEnd {
+    VM_SHADOW_END_LENGTH,   /* ran its -Xshadow.length ticks */
+    VM_SHADOW_END_FULL,     /* its slot is full */
+    VM_SHADOW_END_EFFECT,   /* about to have a side effect (os.*, io.open for writing, ...) */
+    VM_SHADOW_END_INPUT,    /* about to read from a pipe or a terminal */
+    VM_SHADOW_END_FFI,      /* about to call into C through the ffi */
+    VM_SHADOW_END_EXIT,     /* the program ended (or os.exit) */
+    VM_SHADOW_END_IDLE,     /* green threads: nothing left to run (sleepers need the ticker) */
+    VM_SHADOW_END_UNNAMED,  /* met a function the parent had not named (loaded in the shadow) */
+    VM_SHADOW_END_N
+} VmShadowEnd;
+
+/* True in a shadow process, false in the program itself: the io, os and ffi libraries test
+ * it before anything a shadow may not do (one load and a branch, off the interpreter's
+ * paths). */
+extern bool vm_shadow_child;
+/* -Xsample.mode=shadow is on (set before the program starts). */
+extern bool vm_shadow_on;
+
+/* Before vm_prof_start: the options (sampled instrumentation must be configured too: the
+ * countdown is vm_sample.c's). */
+void vm_shadow_configure(const VmShadowOptions *o);
+
+/* After vm_prof_start, on the main thread: map the slots and start the shadow thread.
+ * Returns NULL, or why it could not. */
+const char *vm_shadow_start(void);
+
+/* A program chunk was loaded (vm_load): give every function in it its id and, for path
+ * profiling, its numbering now, in the program, so a shadow never names a function (its
+ * names and graphs would stay in its copy of the process). */
+void vm_shadow_name_protos(Proto *p);
+
+/* The thread's countdown ran out (vm_sample_flip, at a tick): in the program, account the
+ * ticks, maybe fork, draw the next check; in a shadow, its window is over: end it. */
+void vm_shadow_flip(void);
+
+/* The ticks to a thread's first check (vm_sample_thread_begin). */
+int64_t vm_shadow_first_check(void);
+
+/* In a shadow: end it here: its events so far are whole (publish them) and the process exits
+ * at once (_exit: no exit handler, no stdio flush). */
+_Noreturn void vm_shadow_end(VmShadowEnd why);
+
+/* In a shadow: reading from [fd] is allowed only if it is a regular file (detached from the
+ * parent's offset at the fork); else the shadow ends. */
+void vm_shadow_check_read(int fd);
+
+/* The shadow's event sink (vm_prof_emit_other, stream kind VM_PS_SHADOW). */
+void vm_shadow_put(uint64_t ev);
+
+/* At the program's end, in the program (vm_prof_finish, before the merge): stop forking,
+ * wait for the live shadows (the watchdog still applies), stop the shadow thread. */
+void vm_shadow_finish(void);
+
+/* The coverage: ticks run by the shadows whose events were analysed / ticks the program ran
+ * (may exceed 1 when shadows overlap, -Xshadow.load > 1). */
+double vm_shadow_fraction(void);
+
+/* -Xstats: shadows forked, finished, dropped (killed, failed), why they ended, coverage. */
+void vm_shadow_print_stats(FILE *f);
+
+#endif
