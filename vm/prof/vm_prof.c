@@ -502,7 +502,8 @@ static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
         rs[n - 1 - i] = t;
     }
     /* As write_report scales: CAB sampling applies to concurrent analysis only. */
-    const char *sampling = vm_sample_code                                                   ? "code"
+    const char *sampling = vm_shadow_on                                                     ? "shadow"
+                           : vm_sample_code                                                 ? "code"
                            : run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential ? "events"
                                                                                            : "exhaustive";
     ProfRunFacts facts = {(const char *const *)run.opt.argv, run.opt.argc,
