@@ -200,7 +200,7 @@ static void test_collectgarbage_options(void **state) {
     (void)state;
     assert_runs("assert(collectgarbage() == 0 and collectgarbage('collect') == 0)\n"
                 "assert(math.type(collectgarbage('count')) == 'float' and collectgarbage('count') > 0)\n"
-                "assert(collectgarbage('step') == true and collectgarbage('isrunning') == true)\n"
+                "assert(collectgarbage('step') == false and collectgarbage('isrunning') == true)\n" /* generational: a step never ends a cycle, as in lua5.4 */
                 "assert(collectgarbage('incremental') == 'generational')\n" /* lua5.4's command line */
                 "assert(collectgarbage('generational') == 'incremental')\n"
                 "assert(collectgarbage('stop') == 0 and collectgarbage('isrunning') == false)\n"
