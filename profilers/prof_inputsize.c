@@ -263,7 +263,7 @@ typedef struct Thread {
     Frame *stack; /* owned */
     size_t len, cap;
     Shadow tst;   /* cell -> [count] of this thread's latest access, for the cells another
-                     thread owns now (Cell) */
+                     thread owns now (CellE) */
     uint64_t clock; /* instructions charged to this thread */
     int ended;      /* EV_THREAD_END: stack and tst freed; cells it owns keep no stamp for it */
 } Thread;
