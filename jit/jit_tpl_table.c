@@ -34,8 +34,9 @@ static void probe_str(Comp *c, String *key, int hit) {
     jit_bind(a, miss);
 }
 
-/* [dst] = upvals[reg]->v, for an access in compiled code: only an upvalue that is closed or
- * open on this thread's own stack (vm_upval_direct); one open on another thread's stack is
+/* [dst] = upvals[reg]->v, for an access in compiled code: only an upvalue that is closed,
+ * open on this thread's own stack, or any while no second language thread has started
+ * (vm_upval_direct); one open on another thread's stack is
  * stepped at [pc], so that the interpreter goes through vm_upval_foreign (vm_func.c,
  * "Foreign accesses"). Uses [dst] and rdx. */
 static void upval_ptr(Comp *c, int pc, int reg, ZydisRegister dst) {
@@ -45,6 +46,9 @@ static void upval_ptr(Comp *c, int pc, int reg, ZydisRegister dst) {
     INS2(a, MOV, R(dst), M(RDX, offsetof(UpVal, v), 8));
     INS2(a, LEA, R(RDX), M(RDX, offsetof(UpVal, closed), 8));
     INS2(a, CMP, R(dst), R(RDX));
+    JMP(a, JZ, direct);
+    INS2(a, MOV, R(RDX), I((int64_t)(uintptr_t)&vm_threads_started_flag)); /* vm_upval_direct */
+    INS2(a, CMP, M(RDX, 0, 1), I(0));
     JMP(a, JZ, direct);
     INS2(a, CMP, R(dst), M(RS, offsetof(State, stack), 8));
     JMP(a, JB, STEP(c, pc));

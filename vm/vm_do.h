@@ -101,10 +101,14 @@ int vm_pcall_msgh(State *S, int nargs, int nresults, ptrdiff_t errfunc);
 UpVal *vm_findupval(State *S, Value *level);
 void vm_closeupvals(State *S, Value *level);
 /* Whether [p] (u->v, loaded once) may be accessed directly by S's thread: u is closed, or
- * open on S's own stack (only S's thread closes it or moves that stack). Otherwise the
- * access goes through vm_upval_foreign (vm_func.c, "Foreign accesses"). */
+ * open on S's own stack (only S's thread closes it or moves that stack), or no second
+ * language thread has started (then the stack it is open on is a suspended coroutine's of
+ * this one thread: nothing closes or moves it meanwhile; a coroutine reading its creator's
+ * locals is the common case, and lua5.4 pays nothing for it). Otherwise the access goes
+ * through vm_upval_foreign (vm_func.c, "Foreign accesses"). */
 static inline bool vm_upval_direct(const State *S, const UpVal *u, const Value *p) {
-    return p == &u->closed || (p >= S->stack && p < S->stack_last + VM_EXTRA_STACK);
+    return p == &u->closed || (p >= S->stack && p < S->stack_last + VM_EXTRA_STACK) ||
+           !vm_table_threads_have_started();
 }
 /* A whole-Value access to upvalue [u], open on another thread's stack: *[load] = the value
  * when [load] is not NULL, else the value = *[store]. Returns the address accessed (for

@@ -316,18 +316,16 @@ static bool rawinsert(TabNodes *b, const Value *k, const Value *v) {
  * library before it starts one, in any thread model), another thread may still be reading
  * an old block (it loaded t->arr or t->node before the resize published the new one), so
  * old blocks are left to the collector, which frees them once no thread points into them. */
-static bool threads_started;
+bool vm_threads_started_flag;
 
-void vm_table_threads_started(void) { __atomic_store_n(&threads_started, true, __ATOMIC_SEQ_CST); }
-
-bool vm_table_threads_have_started(void) { return __atomic_load_n(&threads_started, __ATOMIC_RELAXED); }
+void vm_table_threads_started(void) { __atomic_store_n(&vm_threads_started_flag, true, __ATOMIC_SEQ_CST); }
 
 /* May this resize free the blocks it replaced? Besides the flag, a safety net: the first
  * native thread that resizes a table is remembered, and a resize on any other native thread
  * means that threads were started without vm_table_threads_started: from then on nothing
  * is freed (frees made before that moment stay a bug of the caller). */
 static bool may_free_old_blocks(void) {
-    if (__atomic_load_n(&threads_started, __ATOMIC_RELAXED)) return false;
+    if (__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) return false;
     static pthread_t first;
     static int have_first;   /* 0 none, 1 being set, 2 set */
     int expect = 0;

@@ -108,8 +108,12 @@ bool vm_table_next(struct State *S, Table *t, Value *key, Value *val);
  * runs VM code on a second native thread. Missing it is a use after free. */
 void vm_table_threads_started(void);
 /* Whether vm_table_threads_started has been called (a relaxed load; vm/capi/ locks C modules
- * from then on). */
-bool vm_table_threads_have_started(void);
+ * from then on, and upvalues open on another coroutine's stack are accessed directly until
+ * then: vm_upval_direct). The flag itself is read by compiled code (jit_tpl_table.c). */
+extern bool vm_threads_started_flag;
+static inline bool vm_table_threads_have_started(void) {
+    return __atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED);
+}
 
 /* Make [t] weak with [mode] (VM_WEAKK | VM_WEAKV, vm_value.h), or ordinary with 0: from
  * then on the collector clears the entries whose weak key or value it frees (vm_gc.c). */
