@@ -212,6 +212,7 @@ void vm_call_yieldable(State *S, Value *func, int nresults) { call_value(S, func
 
 int vm_rawrunprotected(State *S, void (*f)(State *, void *), void *ud) {
     int32_t oldnCcalls = S->nCcalls;
+    struct CapiKTarget *oldktarget = S->ktarget;
     ErrJmp ej;
     ej.status = VM_OK;
     ej.prev = S->errjmp;
@@ -219,6 +220,7 @@ int vm_rawrunprotected(State *S, void (*f)(State *, void *), void *ud) {
     if (setjmp(ej.b) == 0) f(S, ud);
     S->errjmp = ej.prev;
     S->nCcalls = oldnCcalls;
+    S->ktarget = oldktarget; /* an error may have left trampolines that set it (vm/capi) */
     return ej.status;
 }
 

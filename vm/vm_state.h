@@ -91,7 +91,7 @@ typedef struct ErrJmp {
 
 /* Status codes of protected calls and coroutines. */
 /* VM_YIELD is thrown only by the C API, to the trampoline of a module function whose
- * continuation has run after a yield, with the continuation's results (State.kjmp). */
+ * continuation has run after a yield, with the continuation's results (State.ktarget). */
 enum { VM_OK = 0, VM_YIELD = 1, VM_ERRRUN = 2, VM_ERRSYNTAX = 3, VM_ERRMEM = 4, VM_ERRERR = 5 };
 
 /* Coroutine life cycle (State.costatus). */
@@ -150,8 +150,10 @@ typedef struct State {
      * continuation runs and its results are thrown (VM_YIELD) to the trampoline below it. */
     uint32_t nyields;          /* yields of this coroutine so far (vm_coro_yield) */
     int32_t kresults;          /* the thrown continuation's results, on top of the stack */
-    ErrJmp *kjmp;              /* the innermost trampoline's protected call, while its module
-                                  function may yield; NULL: none */
+    struct CapiKTarget *ktarget; /* where they go: the innermost trampoline whose module
+                                  function may yield (vm/capi); NULL: none. A protected call
+                                  puts back the value it began with when it catches an
+                                  error, so it never points into a frame an error left */
     /* sanitizer builds only (vm_sanitize.h): this coroutine's C stack, and its resumer's
      * stack (the way back), as the sanitizers know them */
     VmSanStack san, san_back;

@@ -46,6 +46,7 @@
 
 #include "vm_capi_int.h"
 #include "vm_iowait.h"
+#include "vm_sanitize.h"
 #include "vm_thread.h"
 
 /* The lock word: the owner's language thread id, 0 when free. Taken by a CAS (uncontended:
@@ -109,26 +110,35 @@ void capi_relock(State *S, int n) {
     if (n > 0) acquire(S, vm_thread_id(S), n);
 }
 
-typedef struct LockedCall {
+/* Where a continuation's results go (State.ktarget): the trampoline of the module function
+ * running in [ci]. A protected trampoline (kcall) catches them as a VM_YIELD throw to its
+ * ErrJmp [ej]; a direct one (kcall_direct) as a __builtin_longjmp to [jb]. */
+struct CapiKTarget {
+    CallInfo *ci;
+    ErrJmp *ej;  /* NULL: jb */
+    void *jb[5]; /* __builtin_setjmp's buffer */
+};
+
+typedef struct KCall {
     lua_CFunction f;
     int n;
-} LockedCall;
+    struct CapiKTarget *kt;
+} KCall;
 
 static void call_body(State *S, void *ud) {
-    LockedCall *c = ud;
-    S->kjmp = S->errjmp; /* this protected call receives a continuation's results */
+    KCall *c = ud;
+    c->kt->ej = S->errjmp; /* this protected call receives a continuation's results */
+    S->ktarget = c->kt;
     c->n = c->f(capi_L(S));
 }
 
 /* Call [f] protected, so that an error gives the lock up ([locked]) and a continuation's
  * results thrown after a yield (capi_continue, VM_YIELD) come back here as [f]'s own. */
-static int protected_call(State *S, lua_CFunction f, bool locked) {
-    uint64_t me = vm_thread_id(S);
-    if (locked) acquire(S, me, 1);
-    ErrJmp *kjmp = S->kjmp;
-    LockedCall c = {f, 0};
-    int status = vm_rawrunprotected(S, call_body, &c);
-    S->kjmp = kjmp;
+static int kcall(State *S, lua_CFunction f, bool locked) {
+    if (locked) acquire(S, vm_thread_id(S), 1);
+    struct CapiKTarget kt = {S->ci, NULL, {NULL}};
+    KCall c = {f, 0, &kt};
+    int status = vm_rawrunprotected(S, call_body, &c); /* puts S->ktarget back */
     if (status == VM_YIELD) {
         c.n = S->kresults;
     } else if (status != VM_OK) {
@@ -142,6 +152,31 @@ static int protected_call(State *S, lua_CFunction f, bool locked) {
     return c.n;
 }
 
+#if !VM_ASAN && !VM_TSAN
+/* A function that may yield while a single language thread runs (no lock to give back on
+ * an error): called under GCC's lightweight catch point instead of a protected call. Cost:
+ * the registers this frame saves and three words, against glibc's setjmp and an ErrJmp
+ * (a trivial module function in a coroutine: about 2x lua5.4's call through kcall). An
+ * error unwinds past this frame to a protected call, which puts State.ktarget back.
+ * Sanitizer builds use kcall: the sanitizers follow longjmp, not __builtin_longjmp. */
+static __attribute__((noinline)) int kcall_direct(State *S, lua_CFunction f) {
+    struct CapiKTarget kt = {S->ci, NULL, {NULL}};
+    State *volatile vs = S; /* read after the jump back */
+    struct CapiKTarget *volatile prev = S->ktarget;
+    if (__builtin_setjmp(kt.jb)) {
+        vs->ktarget = prev;
+        return vs->kresults;
+    }
+    S->ktarget = &kt;
+    int n = f(capi_L(S));
+    S->ktarget = prev;
+    return n;
+}
+#define KCALL_UNLOCKED(S, f) kcall_direct(S, f)
+#else
+#define KCALL_UNLOCKED(S, f) kcall(S, f, false)
+#endif
+
 /* The CFunction of every closure lua_pushcclosure makes: the module's function is in the
  * hidden slot after the upvalues (CAPI_FN). While a single language thread runs, a function
  * called where it cannot yield (the main coroutine: no C stack of its own; or below a call
@@ -151,18 +186,22 @@ int capi_trampoline(State *S) {
     lua_CFunction f = (lua_CFunction)cl->upvals[cl->h.extra].u.p;
     if (__builtin_expect(!vm_table_threads_have_started(), 1)) {
         if (__builtin_expect(S->cstack == NULL || S->nny > 0, 1)) return f(capi_L(S));
-        return protected_call(S, f, false);
+        return KCALL_UNLOCKED(S, f);
     }
-    return protected_call(S, f, true);
+    return kcall(S, f, true);
 }
 
 int capi_kreturn(State *S, int n) {
-    /* the innermost protected call must be the trampoline's: no other lies between a module
-     * function and its own API call once that call has returned */
-    if (S->kjmp != NULL && S->kjmp == S->errjmp) {
-        S->kresults = n;
-        vm_throw(S, VM_YIELD);
-    }
+    /* The target is the trampoline of the function running in S->ci: the module function
+     * that called the API function calling this (a yield is possible only there, so that
+     * trampoline set a target). */
+    struct CapiKTarget *kt = S->ktarget;
+    if (kt == NULL || kt->ci != S->ci) return n;
+    S->kresults = n;
+    if (kt->ej != NULL) vm_throw(S, VM_YIELD); /* kt->ej is S->errjmp: nothing lies between */
+#if !VM_ASAN && !VM_TSAN
+    __builtin_longjmp(kt->jb, 1);
+#endif
     return n;
 }
 
