@@ -23,14 +23,14 @@
  * it runs takes them back before it unwinds the function (lua_callk): the lock's levels
  * follow the C frames, whatever the error skips.
  *
- * Continuations: the same protected call, made also without the lock for a function that
- * may yield (a coroutine's, not below a non-yieldable call from C), receives what
+ * Continuations: the same protected call (or, with one language thread, the lighter catch
+ * point of kcall_direct), made also without the lock for a function that may yield (a coroutine's, not below a non-yieldable call from C), receives what
  * capi_continue throws. Each coroutine runs on a C stack of its own, so a yield inside
  * lua_callk/lua_pcallk/lua_yieldk simply returns into the module function when the
  * coroutine is resumed; lua5.4's function would not go on there but end with its
  * continuation's results, so the API function runs the continuation (status LUA_YIELD, or
  * the error status of a lua_pcallk whose callee failed after yielding) and throws its
- * results (VM_YIELD, State.kjmp) to the trampoline, which returns them as the function's.
+ * results (State.ktarget) to the trampoline, which returns them as the function's.
  *
  * Rejected: one lock per module library (modules call each other through Lua, and lua-socket
  * is two libraries sharing state through Lua tables: a single lock cannot deadlock); no lock
