@@ -68,7 +68,7 @@ typedef struct Template {
 #define TPL_SETI {tpl_settable, tpl_seti_ok}
 #define TPL_SETFIELD {tpl_setfield, NULL}
 #define TPL_NEWTABLE {tpl_newtable, NULL}
-#define TPL_SELF STEPPED
+#define TPL_SELF {tpl_self, tpl_self_ok}
 #define TPL_ADDI {tpl_addi, NULL}
 #define TPL_ADDK {tpl_arith, tpl_arithk_ok}
 #define TPL_SUBK {tpl_arith, tpl_arithk_ok}
@@ -119,8 +119,8 @@ typedef struct Template {
 #define TPL_FORPREP {tpl_forprep, NULL}
 #define TPL_FORLOOP {tpl_forloop, NULL}
 #define TPL_TFORPREP STEPPED
-#define TPL_TFORCALL STEPPED
-#define TPL_TFORLOOP STEPPED
+#define TPL_TFORCALL {tpl_tforcall, tpl_tforcall_ok}
+#define TPL_TFORLOOP {tpl_tforloop, NULL}
 #define TPL_SETLIST STEPPED
 #define TPL_CLOSURE STEPPED
 #define TPL_VARARG STEPPED

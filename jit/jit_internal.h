@@ -265,11 +265,13 @@ TplEmit tpl_jmp, tpl_lt, tpl_cmpi, tpl_eq, tpl_eqk, tpl_test, tpl_testset;
 TplOk tpl_cond_ok, tpl_eqk_ok;
 
 /* jit_tpl_table.c. tpl_upval: GETUPVAL, SETUPVAL; tpl_gettable: GETTABLE, GETI; tpl_settable:
- * SETTABLE, SETI; tpl_getfield: GETFIELD, GETTABUP; tpl_setfield: SETFIELD, SETTABUP. */
-TplEmit tpl_upval, tpl_gettable, tpl_settable, tpl_getfield, tpl_setfield, tpl_newtable;
-TplOk tpl_geti_ok, tpl_seti_ok;
+ * SETTABLE, SETI; tpl_getfield: GETFIELD, GETTABUP; tpl_setfield: SETFIELD, SETTABUP;
+ * tpl_self: SELF with a constant string key. */
+TplEmit tpl_upval, tpl_gettable, tpl_settable, tpl_getfield, tpl_setfield, tpl_newtable, tpl_self;
+TplOk tpl_geti_ok, tpl_seti_ok, tpl_self_ok;
 
 /* jit_tpl_call.c. tpl_return: RETURN, RETURN0, RETURN1. */
-TplEmit tpl_call, tpl_tailcall, tpl_return, tpl_forprep, tpl_forloop;
+TplEmit tpl_call, tpl_tailcall, tpl_return, tpl_forprep, tpl_forloop, tpl_tforcall, tpl_tforloop;
+TplOk tpl_tforcall_ok;
 
 #endif

@@ -1,4 +1,5 @@
-/* jit_tpl_call.c: the templates of calls, returns and numeric for loops. */
+/* jit_tpl_call.c: the templates of calls, returns and for loops (numeric, and generic over
+ * pairs). */
 #include "jit_internal.h"
 
 #include "vm_do.h"
@@ -70,6 +71,50 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, VAL(ra), R(RAX));
     INS2(a, MOV, VAL(ra + 3), R(RAX));
     INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+    jit_emit_path_action(c, pc, 1);
+    jit_sample_tick(c, pc + 1 + vm_sbx(i));
+    jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
+}
+
+/* TFORCALL over pairs() without __pairs (the interpreter's inline case, vm_interp_body.h): the
+ * guards write nothing and step the instruction when they fail (any other iterator, no room
+ * for the call's slots); then vm_tfor_next, protected (it may raise). */
+void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    (void)p;
+    INS2(a, CMP, TAG(ra), I(VT_CFUNC));
+    JMP(a, JNZ, STEP(c, pc));
+    INS2(a, MOV, R(RAX), VAL(ra));
+    INS2(a, MOV, R(RAX), M(RAX, offsetof(CClosure, f), 8));
+    INS2(a, MOV, R(RDX), M(RS, offsetof(State, g), 8));
+    INS2(a, CMP, R(RAX), M(RDX, offsetof(Global, fn_next), 8));
+    JMP(a, JNZ, STEP(c, pc));
+    INS2(a, CMP, TAG(ra + 1), I(VT_TABLE));
+    JMP(a, JNZ, STEP(c, pc));
+    INS2(a, LEA, R(RAX), M(RBASE, 16 * ((int64_t)ra + 4 + 3), 8)); /* ra + 4 + 3 slots */
+    INS2(a, CMP, M(RS, offsetof(State, stack_last), 8), R(RAX));
+    JMP(a, JBE, STEP(c, pc));                                       /* the stack must grow */
+    jit_emit_protect(c, pc);
+    INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(vm_c(i)));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_tfor_next);
+    INS1(a, CALL, R(RAX));
+}
+
+/* The interpreter reports the slot pairs() read as a heap event while input-size profiling
+ * (PROF_NEED_LIBMEM): then TFORCALL is stepped. */
+bool tpl_tforcall_ok(const Comp *c, int pc) {
+    (void)c;
+    (void)pc;
+    return !(jit_prof && (vm_prof_needs & PROF_NEED_LIBMEM));
+}
+
+/* TFORLOOP: another iteration while the control variable R[A+4] is not nil, as FORLOOP. */
+void tpl_tforloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    (void)p;
+    INS2(a, CMP, TAG(ra + 4), I(VT_NIL));
+    JMP(a, JZ, jit_edge_label(c, pc, 0, L(c, pc + 1)));
+    INS2(a, MOVDQA, R(XMM0), WHOLE(ra + 4));
+    INS2(a, MOVDQA, WHOLE(ra + 2), R(XMM0));
     jit_emit_path_action(c, pc, 1);
     jit_sample_tick(c, pc + 1 + vm_sbx(i));
     jit_poll_then_jump(c, pc + 1 + vm_sbx(i));

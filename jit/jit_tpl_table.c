@@ -1,6 +1,7 @@
 /* jit_tpl_table.c: the templates of table and upvalue accesses and table creation. */
 #include "jit_internal.h"
 
+#include "vm_meta.h"
 #include "vm_string.h"
 #include "vm_table.h"
 
@@ -80,16 +81,31 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
 }
 
 /* The end of a table read, as the interpreter's: the value at [slot] read whole, a hit unless
- * it is nil and the table [table] has a metatable (then stepped at [pc]: __index); R[ra]
- * takes it (an EV_LOAD of the slot while profiling). */
-static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table) {
+ * it is nil and the table [table] has a metatable. Then, for a string [key] (not NULL; slot
+ * in rax, table in rcx), the __index chain of tables is followed as the interpreter does
+ * (vm_index_str, vm_meta.h); what that cannot answer (an __index function, a long chain),
+ * and any other key, is stepped at [pc]. R[ra] takes the value (an EV_LOAD of the slot read
+ * while profiling). */
+static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table, String *key) {
     Asm *a = &c->a;
     int store = jit_new_label(a);
     INS2(a, MOVDQA, R(XMM0), M(slot, 0, 16));
     INS2(a, CMP, M(slot, offsetof(Value, tt), 4), I(VT_NIL));
     JMP(a, JNZ, store);
     INS2(a, CMP, M(table, offsetof(Table, meta), 8), I(0));
-    JMP(a, JNZ, STEP(c, pc));
+    if (key == NULL) {
+        JMP(a, JNZ, STEP(c, pc));
+    } else {
+        JMP(a, JZ, store);
+        INS2(a, MOV, R(RDI), R(RS));
+        INS2(a, MOV, R(RSI), R(table));
+        load_imm64(c, RDX, (uint64_t)(uintptr_t)key);
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_str);
+        INS1(a, CALL, R(RAX));
+        INS2(a, TEST, R(RAX), R(RAX));
+        JMP(a, JZ, STEP(c, pc));
+        INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    }
     jit_bind(a, store);
     jit_emit_mem(c, EV_LOAD, slot, 0);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
@@ -167,7 +183,7 @@ void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS1(a, POP, R(RAX));
         jit_bind(a, got);
     }
-    finish_get(c, pc, ra, RCX, RAX);
+    finish_get(c, pc, ra, RCX, RAX, NULL);
 }
 
 /* GETI: key 0 never is in the array part. */
@@ -213,16 +229,13 @@ void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 /* SETI: key 0 never is in the array part. */
 bool tpl_seti_ok(const Comp *c, int pc) { return vm_b(c->p->code[pc]) >= 1; }
 
-/* GETFIELD, GETTABUP */
-void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
-    /* A string key: vm_table_getstr (the interpreter's probe; it neither raises nor
-     * allocates, so no savedpc or top) on a table, a nil result a hit only without a
-     * metatable; __index, non-tables and errors are stepped. For GETTABUP the upvalue is read
-     * whole and the table pointer and tag taken from that one copy. */
-    const Value *key = &p->k[vm_c(i)];
-    table_operand(c, pc, (int)vm_b(i), vm_op(i) == OP_GETTABUP);
+/* R[ra] = (table rdi)[key], [key] a constant string: the first probe inline, then
+ * vm_table_getstr (the interpreter's probe; it neither raises nor allocates, so no savedpc
+ * or top), then finish_get. */
+static void get_str(Comp *c, int pc, int ra, String *key) {
+    Asm *a = &c->a;
     int found = jit_new_label(a), got = jit_new_label(a);
-    probe_str(c, key->u.s, found);
+    probe_str(c, key, found);
     INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
     INS1(a, PUSH, R(RDI));
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
@@ -233,7 +246,33 @@ void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_bind(a, found);
     INS2(a, MOV, R(RCX), R(RDI));
     jit_bind(a, got);
-    finish_get(c, pc, ra, RAX, RCX);
+    finish_get(c, pc, ra, RAX, RCX, key);
+}
+
+/* GETFIELD, GETTABUP */
+void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* A string key on a table; __index functions, non-tables and errors are stepped. For
+     * GETTABUP the upvalue is read whole and the table pointer and tag taken from that one
+     * copy. */
+    (void)a;
+    table_operand(c, pc, (int)vm_b(i), vm_op(i) == OP_GETTABUP);
+    get_str(c, pc, ra, p->k[vm_c(i)].u.s);
+}
+
+/* SELF with a constant string key (tpl_self_ok): R[A+1] = R[B] whole, then R[A] = R[B][key]
+ * as GETFIELD. A step redoes the whole instruction, which the copy does not disturb (R[B]
+ * is unchanged unless B = A+1, when it is the same value). */
+void tpl_self(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    int rb = (int)vm_b(i);
+    INS2(a, MOVDQA, R(XMM0), WHOLE(rb));
+    INS2(a, MOVDQA, WHOLE(ra + 1), R(XMM0));
+    table_operand(c, pc, rb, false);
+    get_str(c, pc, ra, p->k[vm_c(i)].u.s);
+}
+
+bool tpl_self_ok(const Comp *c, int pc) {
+    Instr i = c->p->code[pc];
+    return vm_k(i) && c->p->k[vm_c(i)].tt == VT_STR;
 }
 
 /* SETFIELD, SETTABUP */

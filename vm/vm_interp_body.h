@@ -518,19 +518,12 @@ L_GETFIELD: {
             vm_put16(RA(), v);
             NEXT();
         }
-        /* One level of __index = class table, inline (method lookups). */
-        const Value *tm = vm_fasttm(S, t->u.t->meta, TM_INDEX);
-        if (tm != NULL) {
-            Value tmv = vm_loadv(tm);
-            if (tmv.tt == VT_TABLE) {
-                const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
-                v = vm_load16(s2);
-                if (s2->tt != VT_NIL) {
-                    MEMEV(EV_LOAD, s2);
-                    vm_put16(RA(), v);
-                    NEXT();
-                }
-            }
+        /* __index = class tables, inline (method lookups) */
+        const Value *s2 = vm_index_str_inline(S, t->u.t, key->u.s);
+        if (s2 != NULL) {
+            MEMEV(EV_LOAD, s2);
+            vm_put16(RA(), vm_load16(s2));
+            NEXT();
         }
         FINISHGET(t, key, &vm_absent);
     }
@@ -630,19 +623,12 @@ L_SELF: {
             vm_put16(RA(), v);
             NEXT();
         }
-        /* The method usually sits one __index away, in the class table. */
-        const Value *tm = vm_fasttm(S, tv.u.t->meta, TM_INDEX);
-        if (tm != NULL) {
-            Value tmv = vm_loadv(tm);
-            if (tmv.tt == VT_TABLE) {
-                const Value *s2 = vm_table_getstr_inline(tmv.u.t, key->u.s);
-                v = vm_load16(s2);
-                if (s2->tt != VT_NIL) {
-                    MEMEV(EV_LOAD, s2);
-                    vm_put16(RA(), v);
-                    NEXT();
-                }
-            }
+        /* The method usually sits in a class table up the __index chain. */
+        const Value *s2 = vm_index_str_inline(S, tv.u.t, key->u.s);
+        if (s2 != NULL) {
+            MEMEV(EV_LOAD, s2);
+            vm_put16(RA(), vm_load16(s2));
+            NEXT();
         }
     }
     FINISHGET(RB(), key, NULL);
@@ -1111,20 +1097,14 @@ L_TFORCALL: {
     Value *ra = RA();
     if (!VM_EXEC_HOOK && ra[0].tt == VT_CFUNC && ra[0].u.cf->f == S->g->fn_next && ra[1].tt == VT_TABLE) {
         /* pairs() without __pairs: iterate inline, no call (hooks see next called). */
-        Value key = ra[2], val;
         ci->savedpc = pc;
-        if (vm_table_next(S, ra[1].u.t, &key, &val)) {
+        vm_tfor_next_inline(S, ra, (int)C());
 #if VM_EXEC_INSTR
-            /* the slot next read, for inputsize (PROF_NEED_LIBMEM): within this instruction's
-             * room (one heap event; TFORLOOP has its own) */
-            if (vm_prof_needs & PROF_NEED_LIBMEM) MEMEV(EV_LOAD, vm_table_get(ra[1].u.t, &key));
+        /* the slot next read, for inputsize (PROF_NEED_LIBMEM): within this instruction's
+         * room (one heap event; TFORLOOP has its own). Compiled code steps TFORCALL then. */
+        if ((vm_prof_needs & PROF_NEED_LIBMEM) && !vm_isnil(&ra[4]))
+            MEMEV(EV_LOAD, vm_table_get(ra[1].u.t, &ra[4]));
 #endif
-            ra[4] = key;
-            ra[5] = val;
-            for (int j = 2; j < (int)C(); j++) ra[4 + j].tt = VT_NIL;
-        } else {
-            ra[4].tt = VT_NIL;
-        }
         NEXT();
     }
     ra[4] = ra[0];

@@ -201,6 +201,8 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
 /* (In the loop, [tv] and [tmv] are never address-taken, so they stay in registers: a Value
  * spilled as two halves and read back whole by a struct copy stalls on store forwarding,
  * and that cost was paid at every step of an __index chain.) */
+const Value *vm_index_str(State *S, const Table *t, String *key) { return vm_index_str_inline(S, t, key); }
+
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot) {
     Value tv = vm_loadv(t), kv = *k;   /* the key is a register or a constant: private */
     for (int loop = 0; loop < VM_MAXTAGLOOP; loop++) {
@@ -476,6 +478,8 @@ static bool forlimit(State *S, vm_Integer init, const Value *lim, vm_Integer *p,
     }
     return step > 0 ? init > *p : init < *p;
 }
+
+void vm_tfor_next(State *S, Value *ra, int nvars) { vm_tfor_next_inline(S, ra, nvars); }
 
 bool vm_forprep(State *S, Value *ra) {
     if (ra[0].tt == VT_INT && ra[2].tt == VT_INT) {

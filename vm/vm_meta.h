@@ -12,8 +12,47 @@
 Value vm_arith(State *S, TMS op, const Value *a, const Value *b);
 /* t[k] after the raw fast path failed ([slot] is the raw result or NULL if t is no table). */
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot);
+/* The slot of string key [key] reached through table [t]'s chain of __index tables (t's own
+ * slot for key was nil and t has a metatable): the slot in the first table of the chain after
+ * t where key's value is not nil, looking at most VM_INDEX_INLINE tables deep; NULL when the
+ * chain ends (no __index), holds a function or a non-table, or goes deeper; the caller then
+ * goes through vm_finishget, which gives the same value. Never raises, allocates or calls
+ * (vm_fasttm's absence bit is its only write). The interpreter's GETFIELD and SELF use it
+ * inline, compiled code through vm_index_str; both emit EV_LOAD of the slot it returns, so a
+ * profile does not depend on whether the code was compiled. */
+#define VM_INDEX_INLINE 4
+__attribute__((always_inline)) static inline const Value *vm_index_str_inline(State *S, const Table *t,
+                                                                             String *key) {
+    for (int level = 0; level < VM_INDEX_INLINE; level++) {
+        const Value *tm = vm_fasttm(S, t->meta, TM_INDEX);
+        if (tm == NULL) return NULL;
+        Value tmv = vm_loadv(tm);
+        if (tmv.tt != VT_TABLE) return NULL;
+        t = tmv.u.t;
+        const Value *slot = vm_table_getstr_inline(t, key);
+        if (slot->tt != VT_NIL) return slot;
+    }
+    return NULL;
+}
+const Value *vm_index_str(State *S, const Table *t, String *key);
 /* t[k] = v after the raw fast path failed. */
 void vm_finishset(State *S, const Value *t, const Value *k, const Value *v);
+/* TFORCALL of pairs() without __pairs, without a call: ra[0] is the base library's next and
+ * ra[1] a table (the caller checked both, and room for the call's 3 slots past ra + 4). One
+ * step of next over ra[1] from key ra[2]: ra[4] = the next key (nil at the end), ra[5] = its
+ * value, ra[6 .. 4 + nvars - 1] = nil. May raise "invalid key to 'next'" (savedpc set). The
+ * interpreter runs it inline; compiled code calls vm_tfor_next. */
+__attribute__((always_inline)) static inline void vm_tfor_next_inline(State *S, Value *ra, int nvars) {
+    Value key = ra[2], val;
+    if (vm_table_next(S, ra[1].u.t, &key, &val)) {
+        ra[4] = key;
+        ra[5] = val;
+        for (int j = 2; j < nvars; j++) ra[4 + j].tt = VT_NIL;
+    } else {
+        ra[4].tt = VT_NIL;
+    }
+}
+void vm_tfor_next(State *S, Value *ra, int nvars);
 /* Prepare a numeric for loop at ra: returns true when the loop must be skipped. */
 bool vm_forprep(State *S, Value *ra);
 /* Float loop step: returns true for another iteration. */

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "vm_do.h"
 #include "vm_state.h"
 #include "vm_string.h"
 #include "vm_table.h"
@@ -795,7 +796,12 @@ static uint64_t nextindex(State *S, const TabArr *a, const TabNodes *b, const Va
     }
     if (k.tt == VT_INT && (vm_Unsigned)k.u.i - 1 < a->size) return (uint64_t)k.u.i;
     Node *n = findkey(b, &k);
-    if (n == NULL) vm_runerror(S, "invalid key to 'next'");
+    if (n == NULL) {
+        /* next is a C function in lua5.4, so its message has no position, also when the
+         * generic for runs next without a call (TFORCALL, compiled or interpreted) */
+        S->errval = vm_str(vm_string_newc(S, "invalid key to 'next'"));
+        vm_throwrun(S);
+    }
     return (uint64_t)a->size + (uint64_t)(n - b->n) + 1;
 }
 
