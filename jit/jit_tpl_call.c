@@ -76,32 +76,25 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
 }
 
-/* TFORCALL over pairs() without __pairs (the interpreter's inline case, vm_interp_body.h): the
- * guards write nothing and step the instruction when they fail (any other iterator, no room
- * for the call's slots); then vm_tfor_next, protected (it may raise). */
+/* TFORCALL over pairs() (without __pairs) or ipairs() of a table without a metatable: one step of
+ * the iterator without a call (vm_tfor_fast, protected: next may raise). Anything else it
+ * declines (another iterator, no room for the call's slots) is stepped. A C function entered
+ * emits no event, so the events are those of the interpreter's call. */
 void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     (void)p;
     INS2(a, CMP, TAG(ra), I(VT_CFUNC));
     JMP(a, JNZ, STEP(c, pc));
-    INS2(a, MOV, R(RAX), VAL(ra));
-    INS2(a, MOV, R(RAX), M(RAX, offsetof(CClosure, f), 8));
-    INS2(a, MOV, R(RDX), M(RS, offsetof(State, g), 8));
-    INS2(a, CMP, R(RAX), M(RDX, offsetof(Global, fn_next), 8));
-    JMP(a, JNZ, STEP(c, pc));
-    INS2(a, CMP, TAG(ra + 1), I(VT_TABLE));
-    JMP(a, JNZ, STEP(c, pc));
-    INS2(a, LEA, R(RAX), M(RBASE, 16 * ((int64_t)ra + 4 + 3), 8)); /* ra + 4 + 3 slots */
-    INS2(a, CMP, M(RS, offsetof(State, stack_last), 8), R(RAX));
-    JMP(a, JBE, STEP(c, pc));                                       /* the stack must grow */
     jit_emit_protect(c, pc);
     INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
     INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(vm_c(i)));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_tfor_next);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_tfor_fast);
     INS1(a, CALL, R(RAX));
+    INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
+    JMP(a, JZ, STEP(c, pc));
 }
 
-/* The interpreter reports the slot pairs() read as a heap event while input-size profiling
- * (PROF_NEED_LIBMEM): then TFORCALL is stepped. */
+/* The interpreter (and ipairs) report the slot read as a heap event while input-size
+ * profiling (PROF_NEED_LIBMEM): then TFORCALL is stepped. */
 bool tpl_tforcall_ok(const Comp *c, int pc) {
     (void)c;
     (void)pc;

@@ -479,7 +479,26 @@ static bool forlimit(State *S, vm_Integer init, const Value *lim, vm_Integer *p,
     return step > 0 ? init > *p : init < *p;
 }
 
-void vm_tfor_next(State *S, Value *ra, int nvars) { vm_tfor_next_inline(S, ra, nvars); }
+bool vm_tfor_fast(State *S, Value *ra, int nvars) {
+    if (ra[0].tt != VT_CFUNC || ra[1].tt != VT_TABLE || S->stack_last - (ra + 4) <= 3) return false;
+    CFunction f = ra[0].u.cf->f;
+    if (f == S->g->fn_next) {
+        vm_tfor_next_inline(S, ra, nvars);
+        return true;
+    }
+    Table *t = ra[1].u.t;
+    if (f != S->g->fn_ipairs_aux || t->meta != NULL || ra[2].tt != VT_INT) return false;
+    vm_Integer i = (vm_Integer)((vm_Unsigned)ra[2].u.i + 1u);
+    Value v = vm_loadv(vm_table_getint(t, i));
+    if (vm_isnil(&v)) {
+        ra[4].tt = VT_NIL;
+    } else {
+        ra[4] = vm_int(i);
+        ra[5] = v;
+        for (int j = 2; j < nvars; j++) ra[4 + j].tt = VT_NIL;
+    }
+    return true;
+}
 
 bool vm_forprep(State *S, Value *ra) {
     if (ra[0].tt == VT_INT && ra[2].tt == VT_INT) {

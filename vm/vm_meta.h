@@ -41,7 +41,7 @@ void vm_finishset(State *S, const Value *t, const Value *k, const Value *v);
  * ra[1] a table (the caller checked both, and room for the call's 3 slots past ra + 4). One
  * step of next over ra[1] from key ra[2]: ra[4] = the next key (nil at the end), ra[5] = its
  * value, ra[6 .. 4 + nvars - 1] = nil. May raise "invalid key to 'next'" (savedpc set). The
- * interpreter runs it inline; compiled code calls vm_tfor_next. */
+ * interpreter runs it inline; compiled code goes through vm_tfor_fast. */
 __attribute__((always_inline)) static inline void vm_tfor_next_inline(State *S, Value *ra, int nvars) {
     Value key = ra[2], val;
     if (vm_table_next(S, ra[1].u.t, &key, &val)) {
@@ -52,7 +52,11 @@ __attribute__((always_inline)) static inline void vm_tfor_next_inline(State *S, 
         ra[4].tt = VT_NIL;
     }
 }
-void vm_tfor_next(State *S, Value *ra, int nvars);
+/* TFORCALL for compiled code, without a call when the iterator ra[0] is next over a table
+ * (vm_tfor_next_inline) or ipairs' over a table without a metatable and an integer control
+ * value (t[i + 1] raw, as ipairs' iterator reads it then) and the stack has room for the
+ * call's slots: returns true when it did the step, false (nothing written) otherwise. */
+bool vm_tfor_fast(State *S, Value *ra, int nvars);
 /* Prepare a numeric for loop at ra: returns true when the loop must be skipped. */
 bool vm_forprep(State *S, Value *ra);
 /* Float loop step: returns true for another iteration. */

@@ -256,6 +256,9 @@ static void open_libs(State *S, void *ud) {
     vm_open_thread(S);
     Value next = vm_getglobal(S, "next");
     if (next.tt == VT_CFUNC) S->g->fn_next = next.u.cf->f;
+    Value ipairs = vm_getglobal(S, "ipairs"); /* its iterator is its upvalue (vm_lib_base.c) */
+    if (ipairs.tt == VT_CFUNC && ipairs.u.cf->h.extra >= 1 && ipairs.u.cf->upvals[0].tt == VT_CFUNC)
+        S->g->fn_ipairs_aux = ipairs.u.cf->upvals[0].u.cf->f;
 }
 
 State *vm_state_new(void) {

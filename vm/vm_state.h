@@ -183,6 +183,7 @@ typedef struct Global {
     State *mainthread;
     uint8_t warnmode;          /* VM_WARN_OFF/ON/CONT (vm_warn.h), under its lock */
     CFunction fn_next;         /* the base library's next, iterated inline by TFORCALL */
+    CFunction fn_ipairs_aux;   /* ipairs' iterator, iterated inline by compiled TFORCALL */
     void *cstack_cache[16];    /* C stacks of dead coroutines, reused by new ones (vm_coro.c) */
     int32_t ncstack_cache;
     atomic_flag cstack_lock;   /* guards the cache: every language thread uses it */

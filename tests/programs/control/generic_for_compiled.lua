@@ -46,6 +46,18 @@ local callable = setmetatable({}, {__call = function(self, _, i) i = i + 1; if i
 local function with_callable() local s = 0; for i in callable, nil, 0 do s = s + i end; return s end
 for _ = 1, 60 do r[1] = with_ipairs({1, 2, 3, 4}); r[2] = with_closure(10); r[3] = with_callable() end
 print(r[1], r[2], r[3])
+-- ipairs: compiled over a table without a metatable and an integer control value (the hash
+-- part included, up to the first nil); a metatable (__index counts) or a float is stepped
+local sparse = {1, 2, 3}; sparse[5] = 5; sparse[4] = 4; sparse[7] = 7
+local withmeta = setmetatable({1, 2}, {__index = function(t, i) if i <= 4 then return i * 10 end end})
+local ipairs_iter = ipairs({})
+local function from(f, t, init) local s = 0; for i, v in f, t, init do s = s + i * v end; return s end
+for _ = 1, 60 do
+  r[1] = with_ipairs(sparse); r[2] = with_ipairs(withmeta)
+  r[3] = from(ipairs_iter, {4, 5, 6}, 0.0); r[4] = from(ipairs_iter, {4, 5, 6}, 1)
+  r[5] = from(ipairs_iter, {4, 5, 6}, math.maxinteger)
+end
+print(r[1], r[2], r[3], r[4], r[5], pcall(from, ipairs_iter, {1}, "x"))
 
 -- __pairs: pairs returns another iterator
 local proxied = setmetatable({}, {__pairs = function(t) return function(_, k) if not k then return 1, "one" end end, t, nil end})
