@@ -96,7 +96,7 @@ typedef struct Template {
 #define TPL_BNOT STEPPED
 #define TPL_NOT {tpl_not, NULL}
 #define TPL_LEN {tpl_len, NULL}
-#define TPL_CONCAT STEPPED
+#define TPL_CONCAT {tpl_concat, NULL}
 #define TPL_CLOSE STEPPED
 #define TPL_TBC STEPPED
 #define TPL_JMP {tpl_jmp, NULL}
@@ -122,7 +122,7 @@ typedef struct Template {
 #define TPL_TFORCALL {tpl_tforcall, tpl_tforcall_ok}
 #define TPL_TFORLOOP {tpl_tforloop, NULL}
 #define TPL_SETLIST STEPPED
-#define TPL_CLOSURE STEPPED
+#define TPL_CLOSURE {tpl_closure, NULL}
 #define TPL_VARARG STEPPED
 #define TPL_EXTRAARG STEPPED
 

@@ -271,7 +271,8 @@ TplEmit tpl_upval, tpl_gettable, tpl_settable, tpl_getfield, tpl_setfield, tpl_n
 TplOk tpl_geti_ok, tpl_seti_ok, tpl_self_ok;
 
 /* jit_tpl_call.c. tpl_return: RETURN, RETURN0, RETURN1. */
-TplEmit tpl_call, tpl_tailcall, tpl_return, tpl_forprep, tpl_forloop, tpl_tforcall, tpl_tforloop;
+TplEmit tpl_call, tpl_tailcall, tpl_return, tpl_forprep, tpl_forloop, tpl_tforcall, tpl_tforloop, tpl_concat,
+    tpl_closure;
 TplOk tpl_tforcall_ok;
 
 #endif

@@ -3,6 +3,7 @@
 #include "jit_internal.h"
 
 #include "vm_do.h"
+#include "vm_lib.h"
 #include "vm_meta.h"
 #include "vm_prof.h"
 
@@ -111,6 +112,40 @@ void tpl_tforloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_emit_path_action(c, pc, 1);
     jit_sample_tick(c, pc + 1 + vm_sbx(i));
     jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
+}
+
+/* CONCAT: vm_concat over R[A] .. R[A+B-1] as the interpreter calls it (savedpc; top after the
+ * operands; it may call __concat, raise, allocate and move the stack), the result from the
+ * top into R[A], top back to ci->top. */
+void tpl_concat(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    (void)p;
+    int n = (int)vm_b(i);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(c->p->code + pc + 1));
+    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    INS2(a, LEA, R(RAX), M(RBASE, 16 * ((int64_t)ra + n), 8));
+    INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(ZYDIS_REGISTER_ESI), I(n));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_concat);
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    INS2(a, MOV, R(RAX), M(RS, offsetof(State, top), 8));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, -16, 16));
+    INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+    INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, top), 8));
+    INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+}
+
+/* CLOSURE: vm_closure, protected (it allocates). */
+void tpl_closure(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    jit_emit_protect(c, pc);
+    INS2(a, MOV, R(RSI), R(RCL));
+    load_imm64(c, RDX, (uint64_t)(uintptr_t)p->p[vm_bx(i)]);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_closure);
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    INS2(a, MOV, VAL(ra), R(RAX));
+    INS2(a, MOV, TAG(ra), I(VT_LFUNC));
 }
 
 /* CALL */

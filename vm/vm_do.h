@@ -136,6 +136,10 @@ void vm_close(State *S, Value *level, const Value *err);
 void vm_close_yieldable(State *S, Value *level, const Value *err, bool yieldable);
 void vm_newtbc(State *S, Value *obj);
 LClosure *vm_newlclosure(State *S, Proto *p);
+/* CLOSURE's work (interpreter and compiled code): a closure of [np], nested in the running Lua
+ * function [cl] of frame S->ci, its upvalues the frame's registers (open upvalues, shared)
+ * or [cl]'s own. Allocates (Protect: savedpc and top set). */
+LClosure *vm_closure(State *S, const LClosure *cl, Proto *np);
 
 /* A new coroutine (vm_state.c). */
 State *vm_newstate_thread(State *parent);

@@ -13,6 +13,17 @@ LClosure *vm_newlclosure(State *S, Proto *p) {
     return cl;
 }
 
+LClosure *vm_closure(State *S, const LClosure *cl, Proto *np) {
+    LClosure *ncl = vm_newlclosure(S, np);
+    Value *base = S->ci->func + 1; /* after the allocation: stacks do not move on collection, but
+                                    * read it where it is used */
+    for (int j = 0; j < np->nupvals; j++) {
+        const UpvalDesc *d = &np->upvals[j];
+        ncl->upvals[j] = d->instack ? vm_findupval(S, base + d->idx) : cl->upvals[d->idx];
+    }
+    return ncl;
+}
+
 /* Find or create the open upvalue for stack slot [level]. The open list is sorted by level,
  * highest first, so the search stops at the first lower one. */
 UpVal *vm_findupval(State *S, Value *level) {

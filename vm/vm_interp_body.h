@@ -1155,16 +1155,8 @@ L_SETLIST: {
     NEXT();
 }
 L_CLOSURE: {
-    Proto *np = cl->p->p[vm_bx(i)];
     LClosure *ncl;
-    Protect(ncl = vm_newlclosure(S, np));
-    for (int j = 0; j < np->nupvals; j++) {
-        const UpvalDesc *d = &np->upvals[j];
-        if (d->instack)
-            ncl->upvals[j] = vm_findupval(S, base + d->idx);
-        else
-            ncl->upvals[j] = cl->upvals[d->idx];
-    }
+    Protect(ncl = vm_closure(S, cl, cl->p->p[vm_bx(i)]));
     *RA() = vm_lfunc(ncl);
     NEXT();
 }

@@ -18,7 +18,7 @@ local function sum(n)
   for i = 1, n do s = s + i end
   return s
 end
-print(sum(1000))
+print(sum(1000), select("#", ...))
 """
 
 
@@ -54,18 +54,18 @@ def main():
         with open(prog, "w") as f:
             f.write(PROG)
         r = run("-Xdump=jit", prog)
-        check(r.code == 0 and r.out == "500500\n", "-Xdump=jit still runs the program")
+        check(r.code == 0 and r.out == "500500\t0\n", "-Xdump=jit still runs the program")
         err = r.err
         check(re.search(r"^jit: sum .*sum\.lua:2: \d+ instructions", err, re.M), "-Xdump=jit names the function")
         check(re.search(r"FORLOOP.*\n(.*\n)*?\s+0x[0-9a-f]+\s+add rax", err), "FORLOOP's template is listed after it")
         check(re.search(r"^\s+\d+\s+\[\d+\]\s+ADD\s", err, re.M), "bytecode lines are interleaved")
-        check(re.search(r"CLOSURE.*\n\s+; step", err), "instructions without a template are marked as steps")
+        check(re.search(r"VARARG.*\n\s+; step", err), "instructions without a template are marked as steps")
         check("out of line" in err and "ret" in err, "steps, polls and the epilogue are listed")
 
         p = subprocess.Popen([t, "-Xjit=on", "-Xjit.perfmap", prog], stdout=subprocess.PIPE, text=True)
         out, _ = p.communicate(timeout=60)
         path = "/tmp/perf-%d.map" % p.pid
-        check(out == "500500\n", "-Xjit.perfmap runs the program")
+        check(out == "500500\t0\n", "-Xjit.perfmap runs the program")
         try:
             with open(path) as f:
                 lines = f.read().splitlines()
@@ -79,7 +79,7 @@ def main():
         check(r.code == 0 and "call entry: the frame's events" in r.err and "500500" in r.out,
               "while profiling, compiled code emits the events")
         r = run("-Xjit=off", prog)
-        check(r.out == "500500\n", "-Xjit=off runs the interpreter")
+        check(r.out == "500500\t0\n", "-Xjit=off runs the interpreter")
 
     for f in failures:
         print("FAIL: " + f)
