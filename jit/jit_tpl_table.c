@@ -2,6 +2,7 @@
 #include "jit_internal.h"
 
 #include "vm_meta.h"
+#include "vm_prof.h"
 #include "vm_string.h"
 #include "vm_table.h"
 
@@ -83,7 +84,8 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
 /* The end of a table read, as the interpreter's: the value at [slot] read whole, a hit unless
  * it is nil and the table [table] has a metatable. Then, for a string [key] (not NULL; slot
  * in rax, table in rcx), the __index chain of tables is followed as the interpreter does
- * (vm_index_str, vm_meta.h); what that cannot answer (an __index function, a long chain),
+ * (vm_index_str, vm_meta.h: a slot, or a nil whose event is of the table); what that cannot
+ * answer (an __index function, a long chain),
  * and any other key, is stepped at [pc]. R[ra] takes the value (an EV_LOAD of the slot read
  * while profiling). */
 static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table, String *key) {
@@ -97,14 +99,32 @@ static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegiste
         JMP(a, JNZ, STEP(c, pc));
     } else {
         JMP(a, JZ, store);
+        INS1(a, PUSH, R(table)); /* keep the table across the call (and rsp 16-byte aligned) */
+        INS1(a, PUSH, R(table));
         INS2(a, MOV, R(RDI), R(RS));
         INS2(a, MOV, R(RSI), R(table));
         load_imm64(c, RDX, (uint64_t)(uintptr_t)key);
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_str);
         INS1(a, CALL, R(RAX));
+        INS1(a, POP, R(table));
+        INS1(a, POP, R(table));
         INS2(a, TEST, R(RAX), R(RAX));
         JMP(a, JZ, STEP(c, pc));
         INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+        if (jit_prof && (vm_prof_needs & PROF_NEED_MEM)) {
+            /* a nil at the end of the chain: the event is of the table (vm_index_str) */
+            int done = jit_new_label(a);
+            load_imm64(c, RDX, (uint64_t)(uintptr_t)&vm_absent);
+            INS2(a, CMP, R(RAX), R(RDX));
+            JMP(a, JNZ, store);
+            jit_emit_mem(c, EV_LOAD, table, 0);
+            JMP(a, JMP, done);
+            jit_bind(a, store);
+            jit_emit_mem(c, EV_LOAD, slot, 0);
+            jit_bind(a, done);
+            INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+            return;
+        }
     }
     jit_bind(a, store);
     jit_emit_mem(c, EV_LOAD, slot, 0);

@@ -521,7 +521,7 @@ L_GETFIELD: {
         /* __index = class tables, inline (method lookups) */
         const Value *s2 = vm_index_str_inline(S, t->u.t, key->u.s);
         if (s2 != NULL) {
-            MEMEV(EV_LOAD, s2);
+            MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)t->u.t : (const void *)s2);
             vm_put16(RA(), vm_load16(s2));
             NEXT();
         }
@@ -618,7 +618,7 @@ L_SELF: {
     if (tv.tt == VT_TABLE && key->tt == VT_STR) {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
         vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL) {
+        if (slot->tt != VT_NIL || tv.u.t->meta == NULL) { /* as GETFIELD (and the JIT's SELF) */
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -626,7 +626,7 @@ L_SELF: {
         /* The method usually sits in a class table up the __index chain. */
         const Value *s2 = vm_index_str_inline(S, tv.u.t, key->u.s);
         if (s2 != NULL) {
-            MEMEV(EV_LOAD, s2);
+            MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)tv.u.t : (const void *)s2);
             vm_put16(RA(), vm_load16(s2));
             NEXT();
         }

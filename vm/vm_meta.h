@@ -14,18 +14,20 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b);
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot);
 /* The slot of string key [key] reached through table [t]'s chain of __index tables (t's own
  * slot for key was nil and t has a metatable): the slot in the first table of the chain after
- * t where key's value is not nil, looking at most VM_INDEX_INLINE tables deep; NULL when the
- * chain ends (no __index), holds a function or a non-table, or goes deeper; the caller then
- * goes through vm_finishget, which gives the same value. Never raises, allocates or calls
- * (vm_fasttm's absence bit is its only write). The interpreter's GETFIELD and SELF use it
- * inline, compiled code through vm_index_str; both emit EV_LOAD of the slot it returns, so a
- * profile does not depend on whether the code was compiled. */
+ * t where key's value is not nil, looking at most VM_INDEX_INLINE tables deep; &vm_absent (a
+ * nil) when the chain ends in a table without __index (t's metatable included) before
+ * that: the value is nil; NULL
+ * when it holds a function or a non-table, or goes deeper: the caller then goes through
+ * vm_finishget. Never raises, allocates or calls (vm_fasttm's absence bit is its only
+ * write). The interpreter's GETFIELD and SELF use it inline, compiled code through
+ * vm_index_str; both emit EV_LOAD of the slot it returns, or of t (as vm_finishget's callers
+ * do) for &vm_absent, so a profile does not depend on whether the code was compiled. */
 #define VM_INDEX_INLINE 4
 __attribute__((always_inline)) static inline const Value *vm_index_str_inline(State *S, const Table *t,
                                                                              String *key) {
     for (int level = 0; level < VM_INDEX_INLINE; level++) {
         const Value *tm = vm_fasttm(S, t->meta, TM_INDEX);
-        if (tm == NULL) return NULL;
+        if (tm == NULL) return &vm_absent;
         Value tmv = vm_loadv(tm);
         if (tmv.tt != VT_TABLE) return NULL;
         t = tmv.u.t;
