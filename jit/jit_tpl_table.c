@@ -280,14 +280,33 @@ void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 }
 
 /* SELF with a constant string key (tpl_self_ok): R[A+1] = R[B] whole, then R[A] = R[B][key]
- * as GETFIELD. A step redoes the whole instruction, which the copy does not disturb (R[B]
+ * as GETFIELD for a table. A step redoes the whole instruction, which the copy does not disturb (R[B]
  * is unchanged unless B = A+1, when it is the same value). */
 void tpl_self(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
-    int rb = (int)vm_b(i);
+    int rb = (int)vm_b(i), notable = jit_new_label(a), done = jit_new_label(a);
+    String *key = p->k[vm_c(i)].u.s;
     INS2(a, MOVDQA, R(XMM0), WHOLE(rb));
     INS2(a, MOVDQA, WHOLE(ra + 1), R(XMM0));
-    table_operand(c, pc, rb, false);
-    get_str(c, pc, ra, p->k[vm_c(i)].u.s);
+    INS2(a, CMP, TAG(rb), I(VT_TABLE));
+    JMP(a, JNZ, notable);
+    INS2(a, MOV, R(RDI), VAL(rb));
+    get_str(c, pc, ra, key);
+    JMP(a, JMP, done);
+    /* a string: its library through the string metatable (vm_index_string), the event of
+     * the register as the interpreter's; anything else is stepped */
+    jit_bind(a, notable);
+    INS2(a, CMP, TAG(rb), I(VT_STR));
+    JMP(a, JNZ, STEP(c, pc));
+    INS2(a, MOV, R(RDI), R(RS));
+    load_imm64(c, RSI, (uint64_t)(uintptr_t)key);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_string);
+    INS1(a, CALL, R(RAX));
+    INS2(a, TEST, R(RAX), R(RAX));
+    JMP(a, JZ, STEP(c, pc));
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    jit_emit_mem(c, EV_LOAD, RBASE, 16 * (int64_t)rb);
+    INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
+    jit_bind(a, done);
 }
 
 bool tpl_self_ok(const Comp *c, int pc) {

@@ -630,6 +630,14 @@ L_SELF: {
             vm_put16(RA(), vm_load16(s2));
             NEXT();
         }
+    } else if (tv.tt == VT_STR && key->tt == VT_STR) {
+        /* s:method(): the string library, one __index away */
+        const Value *s2 = vm_index_string_inline(S, key->u.s);
+        if (s2 != NULL) {
+            MEMEV(EV_LOAD, vm_prof_mem_target(RB()));
+            vm_put16(RA(), vm_load16(s2));
+            NEXT();
+        }
     }
     FINISHGET(RB(), key, NULL);
 }

@@ -203,6 +203,8 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
  * and that cost was paid at every step of an __index chain.) */
 const Value *vm_index_str(State *S, const Table *t, String *key) { return vm_index_str_inline(S, t, key); }
 
+const Value *vm_index_string(State *S, String *key) { return vm_index_string_inline(S, key); }
+
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot) {
     Value tv = vm_loadv(t), kv = *k;   /* the key is a register or a constant: private */
     for (int loop = 0; loop < VM_MAXTAGLOOP; loop++) {

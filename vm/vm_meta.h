@@ -37,6 +37,19 @@ __attribute__((always_inline)) static inline const Value *vm_index_str_inline(St
     return NULL;
 }
 const Value *vm_index_str(State *S, const Table *t, String *key);
+/* SELF on a string (s:upper()): the slot of string key [key] in the string metatable's
+ * __index table when that is a table holding a non-nil value at key; NULL otherwise (the
+ * caller goes through vm_finishget). Its event is the one vm_finishget's callers emit for a
+ * non-table: of the register holding the string. vm_index_string is its out-of-line copy. */
+__attribute__((always_inline)) static inline const Value *vm_index_string_inline(State *S, String *key) {
+    const Value *tm = vm_fasttm(S, S->g->string_mt, TM_INDEX);
+    if (tm == NULL) return NULL;
+    Value tmv = vm_loadv(tm);
+    if (tmv.tt != VT_TABLE) return NULL;
+    const Value *slot = vm_table_getstr_inline(tmv.u.t, key);
+    return slot->tt != VT_NIL ? slot : NULL;
+}
+const Value *vm_index_string(State *S, String *key);
 /* t[k] = v after the raw fast path failed. */
 void vm_finishset(State *S, const Value *t, const Value *k, const Value *v);
 /* TFORCALL of pairs() without __pairs, without a call: ra[0] is the base library's next and

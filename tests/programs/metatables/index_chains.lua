@@ -96,3 +96,22 @@ for i = 1, 200 do
   got[#got + 1] = tostring(late.field)
 end
 print(got[99], got[100], got[200])
+
+-- s:method() through the string metatable: the library table, a missing method (an error
+-- naming it), the library table extended, and __index replaced by a function mid-loop
+local function smeth(s, n)
+  local r
+  for _ = 1, n do r = s:rep(2) .. s:sub(1, 1) end
+  return r
+end
+print(smeth("ab", 100), pcall(function() return ("x"):nosuch() end))
+function string.twice(s) return s .. s end
+local smt = getmetatable("")
+local saved = smt.__index
+local tw = {}
+for i = 1, 150 do
+  if i == 100 then smt.__index = function(s, k) return function() return "via fn:" .. k end end end
+  tw[#tw + 1] = ("q"):twice()
+end
+smt.__index = saved
+print(tw[99], tw[100], tw[150], ("z"):twice())
