@@ -317,25 +317,55 @@ bool tpl_self_ok(const Comp *c, int pc) {
 /* SETFIELD, SETTABUP */
 void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
-     * it neither raises nor allocates) gives the slot, which takes the value whole. No
-     * slot (a new key, __newindex) or not a table: stepped. */
+     * it neither raises nor allocates) gives the slot, which takes the value whole. A key
+     * without a live slot: vm_setfield_new, protected, inserts it when the table has no
+     * __newindex (the event is of the table, as the interpreter's). __newindex or not a
+     * table: stepped. */
     const Value *key = &p->k[vm_b(i)];
     table_operand(c, pc, ra, vm_op(i) == OP_SETTABUP);
-    int found = jit_new_label(a), got = jit_new_label(a);
+    int found = jit_new_label(a), got = jit_new_label(a), end = jit_new_label(a);
+    int newkey = jit_new_label(a), newkey_rdi = jit_new_label(a);
     probe_str(c, key->u.s, found);
+    INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
+    INS1(a, PUSH, R(RDI));
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
     INS1(a, CALL, R(RAX));
+    INS1(a, POP, R(RCX));
+    INS1(a, POP, R(RCX));
     INS2(a, TEST, R(RAX), R(RAX));
-    JMP(a, JZ, STEP(c, pc));
+    JMP(a, JZ, newkey);
     JMP(a, JMP, got);
     jit_bind(a, found); /* vm_table_slotstr's other condition: a live value */
     INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-    JMP(a, JZ, STEP(c, pc));
+    JMP(a, JZ, newkey_rdi);
     jit_bind(a, got);
     INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
     jit_emit_mem(c, EV_STORE, RCX, 0);
     load_rkc(c, i);
     INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
+    JMP(a, JMP, end);
+    /* no live slot: rcx = the table */
+    jit_bind(a, newkey_rdi);
+    INS2(a, MOV, R(RCX), R(RDI));
+    jit_bind(a, newkey);
+    INS1(a, PUSH, R(RCX));
+    INS1(a, PUSH, R(RCX));
+    jit_emit_protect(c, pc); /* rdi = S */
+    INS2(a, MOV, R(RSI), R(RCX));
+    load_imm64(c, RDX, (uint64_t)(uintptr_t)key->u.s);
+    if (vm_k(i))
+        load_imm64(c, RCX, (uint64_t)(uintptr_t)&p->k[vm_c(i)]);
+    else
+        INS2(a, LEA, R(RCX), M(RBASE, 16 * (int64_t)vm_c(i), 8));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_setfield_new);
+    INS1(a, CALL, R(RAX));
+    INS1(a, POP, R(RCX));
+    INS1(a, POP, R(RCX));
+    jit_reload_base(c);
+    INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
+    JMP(a, JZ, STEP(c, pc));
+    jit_emit_mem(c, EV_STORE, RCX, 0);
+    jit_bind(a, end);
 }
 
 /* NEWTABLE */

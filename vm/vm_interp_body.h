@@ -593,7 +593,7 @@ L_SETFIELD: {
             vm_copyv(slot, val);
             NEXT();
         }
-        if (h->meta == NULL) { /* a new key in a plain table: raw insert, one probe */
+        if (vm_newindex_absent(S, h)) { /* a new key and no __newindex: raw insert, one probe */
             MEMEV(EV_STORE, h);
             Protect(vm_table_setstr(S, h, key->u.s, val));
             NEXT();

@@ -481,6 +481,12 @@ static bool forlimit(State *S, vm_Integer init, const Value *lim, vm_Integer *p,
     return step > 0 ? init > *p : init < *p;
 }
 
+bool vm_setfield_new(State *S, Table *h, String *key, const Value *val) {
+    if (!vm_newindex_absent(S, h)) return false;
+    vm_table_setstr(S, h, key, val);
+    return true;
+}
+
 bool vm_tfor_fast(State *S, Value *ra, int nvars) {
     if (ra[0].tt != VT_CFUNC || ra[1].tt != VT_TABLE || S->stack_last - (ra + 4) <= 3) return false;
     CFunction f = ra[0].u.cf->f;

@@ -52,6 +52,14 @@ __attribute__((always_inline)) static inline const Value *vm_index_string_inline
 const Value *vm_index_string(State *S, String *key);
 /* t[k] = v after the raw fast path failed. */
 void vm_finishset(State *S, const Value *t, const Value *k, const Value *v);
+/* Whether a store into [h] of a key it has no live slot for is a raw insert: h has no
+ * __newindex (no metatable, or one without it). SETFIELD's rule, interpreted and compiled. */
+static inline bool vm_newindex_absent(State *S, const Table *h) {
+    return h->meta == NULL || vm_fasttm(S, h->meta, TM_NEWINDEX) == NULL;
+}
+/* Compiled SETFIELD of a key [h] has no live slot for: the raw insert when vm_newindex_absent
+ * (returns true), else false with nothing done. Allocates (Protect). */
+bool vm_setfield_new(State *S, Table *h, String *key, const Value *val);
 /* TFORCALL of pairs() without __pairs, without a call: ra[0] is the base library's next and
  * ra[1] a table (the caller checked both, and room for the call's 3 slots past ra + 4). One
  * step of next over ra[1] from key ra[2]: ra[4] = the next key (nil at the end), ra[5] = its
