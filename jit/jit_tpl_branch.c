@@ -5,6 +5,8 @@
  * unordered result (NaN) sets CF and is never above, so every comparison with NaN is false. */
 #include "jit_internal.h"
 
+#include "vm_string.h"
+
 #include "vm_prof.h"
 
 /* The label a template jumps to for pc [to]: a backward jump is a loop back edge and goes
@@ -119,6 +121,22 @@ void tpl_cmpi(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 }
 
 /* EQ */
+/* Strings rdi and rsi: the same String is equal, else their bytes decide (vm_string_equal;
+ * strings are not all interned, vm_string.h). To [yes] or [no]. */
+static void str_equal(Comp *c, int pc, int yes, int no) {
+    Asm *a = &c->a;
+    INS2(a, CMP, R(RDI), R(RSI));
+    JMP(a, JZ, target_label(c, pc, yes));
+    INS2(a, MOV, R(RAX), M(RDI, offsetof(String, len), 8));
+    INS2(a, CMP, R(RAX), M(RSI, offsetof(String, len), 8));
+    JMP(a, JNZ, target_label(c, pc, no));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_string_equal);
+    INS1(a, CALL, R(RAX));
+    INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
+    JMP(a, JNZ, target_label(c, pc, yes));
+    JMP(a, JMP, target_label(c, pc, no));
+}
+
 void tpl_eq(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int rb = (int)vm_b(i);
     int yes, no;
@@ -136,6 +154,13 @@ void tpl_eq(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, CMP, R(RAX), VAL(rb));
     cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
     jit_bind(a, notint);
+    int notstr = jit_new_label(a);
+    INS2(a, CMP, R(EAX), I(VT_STR));
+    JMP(a, JNZ, notstr);
+    INS2(a, MOV, R(RDI), VAL(ra));
+    INS2(a, MOV, R(RSI), VAL(rb));
+    str_equal(c, pc, yes, no);
+    jit_bind(a, notstr);
     INS2(a, CMP, R(EAX), I(VT_FLOAT));
     JMP(a, JNZ, STEP(c, pc));
     INS2(a, MOVSD, R(XMM0), VAL(ra));
@@ -150,6 +175,14 @@ void tpl_eqk(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int yes, no;
     cond_succ(c, pc, i, &yes, &no);
     Value kv = vm_op(i) == OP_EQI ? vm_int(vm_sb(i)) : p->k[vm_b(i)];
+    if (kv.tt == VT_STR) { /* a string register, compared with the constant as EQ does */
+        INS2(a, CMP, TAG(ra), I(VT_STR));
+        JMP(a, JNZ, target_label(c, pc, no));
+        INS2(a, MOV, R(RDI), VAL(ra));
+        load_imm64(c, RSI, (uint64_t)(uintptr_t)kv.u.s);
+        str_equal(c, pc, yes, no);
+        return;
+    }
     if (kv.tt <= VT_TRUE) { /* nil or a boolean: equal iff the tags are */
         INS2(a, CMP, TAG(ra), I(kv.tt));
         cond_branch(c, pc, i, ZYDIS_MNEMONIC_JZ);
@@ -182,10 +215,10 @@ void tpl_eqk(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     JMP(a, JMP, target_label(c, pc, no));
 }
 
-/* EQK: nil, boolean and number constants (strings compare by contents: stepped). */
+/* EQK: nil, boolean, number and string constants. */
 bool tpl_eqk_ok(const Comp *c, int pc) {
     uint32_t tt = c->p->k[vm_b(c->p->code[pc])].tt;
-    return tt <= VT_FLOAT && tpl_cond_ok(c, pc);
+    return (tt <= VT_FLOAT || tt == VT_STR) && tpl_cond_ok(c, pc);
 }
 
 /* TEST */

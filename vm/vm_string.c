@@ -180,3 +180,5 @@ String *vm_string_intern(State *S, const char *s, size_t len) {
     vm_table_setstr(S, g->intern, ns, &v);
     return ns;
 }
+
+bool vm_string_equal(String *a, String *b) { return vm_string_eq(a, b); }

@@ -30,6 +30,9 @@ static inline bool vm_string_eq(String *a, String *b) {
     return a == b || (a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
 }
 
+/* vm_string_eq out of line, for compiled code (EQ, EQK on strings). */
+bool vm_string_equal(String *a, String *b);
+
 /* Ordering as Lua's string comparison (strcoll on each '\0'-separated piece, as lua5.4 does;
  * in the C locale that is byte order): <0, 0, >0. */
 int vm_string_cmp(const String *a, const String *b);
