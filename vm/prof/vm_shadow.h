@@ -96,6 +96,10 @@ int64_t vm_shadow_first_check(void);
  * at once (_exit: no exit handler, no stdio flush). */
 _Noreturn void vm_shadow_end(VmShadowEnd why);
 
+/* In a shadow: the ticks it has run so far (the green scheduler's share per carrier,
+ * vm/threads/vm_green.c). */
+uint64_t vm_shadow_ticks(void);
+
 /* In a shadow: reading from [fd] is allowed only if it is a regular file (detached from the
  * parent's offset at the fork); else the shadow ends. */
 void vm_shadow_check_read(int fd);
