@@ -46,9 +46,18 @@ typedef struct VmShadowOptions {
     int cpu;              /* the analyzer core (shadow thread and shadows), -1: not pinned */
 } VmShadowOptions;
 
-#define VM_SHADOW_DEFAULT_LENGTH 200000 /* ticks: at the instrumented interpreter's pace some
-                                         * tens of ms, against well under a ms per fork */
-#define VM_SHADOW_DEFAULT_LOAD 1.0
+/* The defaults keep forks and the shadows' use of the other core rare (bench/eval's shadow
+ * experiment; vm/prof/README.md): a fork costs the program 0.3-1 ms of kernel time (page
+ * tables) and copy-on-write faults after it, and a live shadow on the other core slows the
+ * program by what the two cores share (the whole core when the hypervisor places the two
+ * vCPUs on one physical core's two threads). At 200000 ticks and load 1 a bench/suite
+ * program forked 10-30 times a run (20-90 forks/s) and a shadow ran all the time; at
+ * 1000000 ticks and load 0.25 it forks 1-3 times and a shadow runs a quarter of the time,
+ * and longer shadows are more accurate on these short programs, not less (havlak's call
+ * graph: weighted error 17% at 200000/1, 6% at 1000000/0.25). */
+#define VM_SHADOW_DEFAULT_LENGTH 1000000 /* ticks: at the instrumented interpreter's pace some
+                                          * 100-250 ms */
+#define VM_SHADOW_DEFAULT_LOAD 0.25
 #define VM_SHADOW_DEFAULT_TIMEOUT_MS 10000
 
 /* Why a shadow ended (its slot says; -Xstats counts them). Grep VM_SHADOW_END if you add one:
