@@ -64,6 +64,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,6 +138,9 @@ static struct {
     uint64_t fork_cpu_ns; /* the same in the forking thread's CPU time (not the time it waited
                              for a core: the figure that does not depend on the machine's load) */
     uint64_t end_wait_ns; /* the program's wait for its last shadows at its end */
+    struct rusage end_ru; /* the thread that ends the run (the program's, under native threads),
+                             at its end: its page faults (copy-on-write after forks among them)
+                             and system time, which do not depend on the machine's load */
     bool stopping;        /* the run is ending: no more forks */
 } sched = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -576,6 +580,7 @@ const char *vm_shadow_start(void) {
 
 void vm_shadow_finish(void) {
     if (!vm_shadow_on || vm_shadow_child) return;
+    getrusage(RUSAGE_THREAD, &sched.end_ru);
     pthread_mutex_lock(&sched.lock);
     sched.stopping = true;
     pthread_mutex_unlock(&sched.lock);
@@ -622,6 +627,10 @@ void vm_shadow_print_stats(FILE *f) {
             (double)sched.fork_ns / 1e6, (double)sched.fork_cpu_ns / 1e6, (double)sched.end_wait_ns / 1e6,
             (unsigned long long)res.covered, (unsigned long long)all,
             all ? (double)res.covered / (double)all : 0.0);
+    fprintf(f, "[stats] shadow: the ending thread (the program's under native threads): minor page faults %ld, system time %.3f ms,"
+               " user time %.3f ms\n",
+            sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
+            (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
     fprintf(f, "[stats] shadow ends:");
     for (int k = 0; k < VM_SHADOW_END_N; k++)
         fprintf(f, " %s %llu%s", end_names[k], (unsigned long long)res.ends[k], k + 1 < VM_SHADOW_END_N ? "," : "\n");
