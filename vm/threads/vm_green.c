@@ -570,7 +570,8 @@ static void *gather_arrivals(void *arg) {
 
 bool vm_green_gather(double timeout) {
     Ctx *self = vm_ctx_current();
-    if (!started || ncarriers <= 1 || self == NULL || self->carrier == NULL) return true; /* nobody to gather */
+    if (!started || ncarriers <= 1) return true; /* nobody to gather */
+    if (self == NULL || self->carrier == NULL) return false; /* not on a carrier: the shadow would have none */
     atomic_store(&gathering, 1);
     GatherWait g = {self->carrier, now_sec() + timeout, false};
     vm_ctx_blocking(self, gather_arrivals, &g);

@@ -85,7 +85,8 @@ bool vm_threads_single(void);
  * queue at its next poll and waits (a blocking region, so a world stop finds it STOPPED),
  * so the forked process's one carrier can run every green thread. False if they did not all
  * come within [timeout] seconds (a green thread in a long blocking call): the gather is
- * called off. True at once with one carrier, or outside the green model. Then, in the
+ * called off; false too off the carriers (the main native thread). True at once with one
+ * carrier, or outside the green model. Then, in the
  * program and in the forked process alike, vm_green_release([shadow]: in the forked one):
  * the program's carriers go on; the forked process's run only in memory. */
 bool vm_green_gather(double timeout);
