@@ -44,8 +44,11 @@
  * spacing rule, vm_shadow_flip), the program forks. Native threads: only while the main thread is the only
  * language thread (fork keeps one thread: the paper's limitation); green threads on one
  * carrier: every green thread lives in the carrier's memory, so the shadow runs them all;
- * several carriers are refused at start-up (cli_main.c) until stopping every carrier before
- * the fork is built.
+ * several carriers: the forking carrier first gathers the others (vm_green_gather: each
+ * switches its green thread out at its next poll and waits), and the shadow's one carrier
+ * runs every carrier's threads at an equal pace (vm/threads/vm_green.c, shadow_one). The
+ * scheduler's lock is not held across the gather and the fork (the other carriers take it at
+ * their checks): sched.forking keeps forks one at a time.
  *
  * Boehm after the fork: the collector is told to leave fork handling to us
  * (GC_set_handle_fork(-1), gc_boehm.c) and the fork is wrapped in gc_fork_prepare / _parent /

@@ -13,7 +13,8 @@
  *
  * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
  * (the trampoline then runs the instrumented interpreter, which replays the open frames, as
- * a sampling window's start does) and writes its events into its slot, shared memory the
+ * a sampling window's start does), run in pieces at whose ends it looks at its slot's stop
+ * word (the program's end sets it) and writes its events into its slot, shared memory the
  * parent mapped before the fork. It ends (vm_shadow_end) when the window is over, or earlier
  * at the first thing it may not do: a side effect (os.exit, os.remove, os.rename,
  * os.execute, os.tmpname, io.open for writing, io.popen, an ffi call), a read from a pipe or
