@@ -399,21 +399,15 @@ int main(int argc, char **argv) {
     VmThreadOptions topt = {opt.green ? VM_THREADS_GREEN : VM_THREADS_NATIVE, (int)opt.carriers,
                             (opt.slice_ms ? (double)opt.slice_ms : 10.0) / 1000.0, (uint64_t)opt.sched_fuzz};
     if (topt.carriers == 0) {
-        /* The cores left after the analyzer threads, at least one; shadows: one carrier
-         * (below). */
+        /* The cores left after the analyzer threads, at least one. */
         long cores = placement.ncores > 0 ? placement.ncores : sysconf(_SC_NPROCESSORS_ONLN);
         long left = cores - (opt.profile && !opt.sequential ? nanalyzers : 0);
-        topt.carriers = left > 1 && !(opt.profile && opt.sample_mode == 3) ? (int)left : 1;
+        topt.carriers = left > 1 ? (int)left : 1;
     }
     if (opt.profile && opt.sample_mode == 3) {
         /* A fork keeps one thread: the carrier that forks runs every green thread in the
-         * shadow. Several carriers would first have to be stopped at a safepoint with their
-         * green threads parked, which is not built. */
-        if (opt.green && topt.carriers > 1) {
-            fprintf(stderr, "tandem: -Xsample.mode=shadow runs green threads on one carrier only (-Xcarriers=1): stopping "
-                            "several carriers before a fork is not supported yet\n");
-            return EXIT_USAGE;
-        }
+         * shadow; with several carriers the others first switch their green threads out
+         * (vm_green_gather, vm/threads/vm_thread.h). */
         VmShadowOptions shopt = {true, (uint64_t)opt.shadow_length, opt.shadow_load, (uint64_t)opt.shadow_timeout_ms,
                                  (uint64_t)opt.sample_seed, (uint64_t)opt.test_shadow_kill,
                                  pinned && placement.nanalyzers > 0 ? placement.analyzer_cpus[0] : -1};

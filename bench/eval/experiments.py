@@ -26,9 +26,10 @@ SAMPLED = ["callgraph", "pathprof"]
 CODE_SAMPLED = ["callgraph", "calltree", "pathprof"]
 CODE_SEED = 1
 # Shadow profiling (-Xsample.mode=shadow, issue 20): the paper's configurations <sample size,
-# load>, sample sizes in ticks; the default (200000, 1) is in both grids
+# load>, sample sizes in ticks; the default (1000000, 0.25) and the previous default (200000, 1)
+# are in both grids
 SHADOW_ANALYSES = ["callgraph", "pathprof"]
-SHADOW_GRID = {"full": ([20000, 200000, 2000000], [0.25, 1, 2]), "quick": ([20000, 200000], [0.5, 1])}
+SHADOW_GRID = {"full": ([200000, 1000000, 2000000], [0.1, 0.25, 1]), "quick": ([200000, 1000000], [0.25, 1])}
 # 16 KB .. 32 MB: 12 ring sizes, powers of two
 RING_SIZES = [16 << 10 << i for i in range(12)]
 

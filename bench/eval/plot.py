@@ -172,6 +172,41 @@ def fig11_code(folder, rows, cells, progs, rates):
     return render(folder, "fig11_code", {"fig11_code.dat": "\n".join(lines) + "\n"}, body, (1500, 800))
 
 
+def shadow(folder, rows):
+    """shadow: the shadow profiling paper's figures (overhead and accuracy against the load, one
+    curve per sample length): per analysis, the overhead (geomean over programs) with the
+    exhaustive concurrent overhead as a dashed line, and the weighted error and hot-item overlap
+    (means over programs of the per-program medians)."""
+    cells, progs = an.Cells(rows), an.programs(rows)
+    grid = {(int(r["length"]), r["load"]) for r in rows if r["form"] == "shadow"}
+    lengths, loads = sorted({n for n, _ in grid}), sorted({ld for _, ld in grid})
+    analyses = [a for a in ("callgraph", "pathprof") if any(r["analysis"] == a for r in rows)]
+    lines = ["# load  per analysis, per length: overhead%% weighted_error%% hot_overlap%%; then per analysis: "
+             "exhaustive_overhead%%  (lengths %s)" % " ".join(map(str, lengths))]
+    for ld in loads:
+        cols = []
+        for a in analyses:
+            for n in lengths:
+                c = an.shadow_key(a, n, ld)
+                cols += [num(an.ovh(cells.gm(progs, c)), 100), num(an.mean_of(cells, progs, c, "error_weighted"), 100),
+                         num(an.mean_of(cells, progs, c, "hot_overlap"), 100)]
+        cols += [num(an.ovh(cells.gm(progs, a + "/exhaustive")), 100) for a in analyses]
+        lines.append("%g %s" % (ld, " ".join(cols)))
+    per = 3 * len(lengths)
+    ex0 = 2 + per * len(analyses)
+    body = "set multiplot layout %d,3\nset logscale x 2\nset xlabel 'load (live shadows on average)'\n" % len(analyses)
+    for i, a in enumerate(analyses):
+        for k, (what, unit) in enumerate((("overhead", "overhead (%, geomean)"), ("weighted error", "weighted error (%)"),
+                                          ("hot-item overlap", "hot-item overlap (%)"))):
+            curves = ", ".join("%s using 1:%d with linespoints lw 2 title '%d ticks'" % (
+                "'shadow.dat'" if j == 0 else "''", 2 + per * i + 3 * j + k, n) for j, n in enumerate(lengths))
+            if k == 0:
+                curves += ", '' using 1:%d with lines dt 2 lw 2 title 'exhaustive'" % (ex0 + i)
+            body += "set title '%s: %s'\nset ylabel '%s'\nset yrange [*:*]\nplot %s\n" % (a, what, unit, curves)
+    body += "unset multiplot\n"
+    return render(folder, "shadow", {"shadow.dat": "\n".join(lines) + "\n"}, body, (1500, 500 * len(analyses)))
+
+
 def costmodel(folder, agg):
     lines = ["# analysis  Ec^A Ec^P predicted measured Es (units of A)"]
     for m in agg:
@@ -245,4 +280,6 @@ def all_plots(folder, data, agg):
         made += summary(folder, data)
     if data.get("full"):
         made += full(folder, data["full"])
+    if data.get("shadow"):
+        made += shadow(folder, data["shadow"])
     return made

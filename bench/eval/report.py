@@ -208,8 +208,9 @@ def shadow_section(rows):
     out = ""
     for a in ex.SHADOW_ANALYSES:
         body = []
-        for c, label in [(an.shadow_key(a, n, ld), "%d ticks, load %g%s" % (n, ld, " (default)" if (n, ld) ==
-                                                                            an.SHADOW_DEFAULT else ""))
+        for c, label in [(an.shadow_key(a, n, ld), "%d ticks, load %g%s" % (n, ld, " (default)" if (n, ld) == an.SHADOW_DEFAULT
+                                                                            else " (previous default)" if (n, ld) ==
+                                                                            an.SHADOW_PREVIOUS else ""))
                          for n, ld in grid] + [(a + "/exhaustive", "exhaustive concurrent")]:
             if not any(r["config"] == c for r in rows):
                 continue

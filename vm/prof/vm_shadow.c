@@ -44,8 +44,11 @@
  * spacing rule, vm_shadow_flip), the program forks. Native threads: only while the main thread is the only
  * language thread (fork keeps one thread: the paper's limitation); green threads on one
  * carrier: every green thread lives in the carrier's memory, so the shadow runs them all;
- * several carriers are refused at start-up (cli_main.c) until stopping every carrier before
- * the fork is built.
+ * several carriers: the forking carrier first gathers the others (vm_green_gather: each
+ * switches its green thread out at its next poll and waits), and the shadow's one carrier
+ * runs every carrier's threads at an equal pace (vm/threads/vm_green.c, shadow_one). The
+ * scheduler's lock is not held across the gather and the fork (the other carriers take it at
+ * their checks): sched.forking keeps forks one at a time.
  *
  * Boehm after the fork: the collector is told to leave fork handling to us
  * (GC_set_handle_fork(-1), gc_boehm.c) and the fork is wrapped in gc_fork_prepare / _parent /
@@ -64,6 +67,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +110,8 @@ typedef struct ShadowSlot {
     uint64_t ticks;       /* ticks the shadow ran instrumented */
     uint32_t why;         /* VmShadowEnd */
     uint32_t done;        /* A: the shadow's events are whole (release store, then _exit) */
+    uint32_t stop;        /* the program is ending: end at the next piece (written by the
+                             program's vm_shadow_finish, read by the shadow; 0 at the fork) */
     uint64_t ev[];
 } ShadowSlot;
 
@@ -129,8 +135,15 @@ static struct {
     double live_ticks;    /* integral of live shadows over them */
     uint64_t rng;
     uint64_t forked, skipped_threads, fork_failed;
+    uint64_t not_gathered; /* green threads, several carriers: a carrier did not come in time */
+    bool forking;          /* a thread is between its decision to fork and the fork's end */
     uint64_t fork_ns;     /* the program's time in fork_shadow (what a fork costs it) */
+    uint64_t fork_cpu_ns; /* the same in the forking thread's CPU time (not the time it waited
+                             for a core: the figure that does not depend on the machine's load) */
     uint64_t end_wait_ns; /* the program's wait for its last shadows at its end */
+    struct rusage end_ru; /* the thread that ends the run (the program's, under native threads),
+                             at its end: its page faults (copy-on-write after forks among them)
+                             and system time, which do not depend on the machine's load */
     bool stopping;        /* the run is ending: no more forks */
 } sched = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -148,6 +161,12 @@ static struct {
 static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -218,6 +237,11 @@ _Noreturn void vm_shadow_end(VmShadowEnd why) {
     _exit(0);
 }
 
+uint64_t vm_shadow_ticks(void) {
+    const VmSampleTl *t = &vm_sample_tl;
+    return t->in + (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
+}
+
 void vm_shadow_check_read(int fd) {
     struct stat sb;
     if (fd < 0 || (fd < MAX_FDS && child.shared[fd]) || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
@@ -276,11 +300,38 @@ static void detach_fds(void) {
     close(devnull);
 }
 
+/* A shadow runs its window in pieces of at most this many ticks (tens of microseconds at the
+ * instrumented interpreter's pace): between two, at a flip (a tick: its events are whole),
+ * it looks at its slot's stop word, so that the program's end waits about one piece for its
+ * live shadows, not the rest of their length (at the default length that wait was 10-20 ms a
+ * run, more than a percent of a bench/suite program). A piece costs a return to
+ * vm_execute's trampoline, as sampled instrumentation's adaptive pieces do. */
+#define SHADOW_PIECE 8192
+
+static int64_t piece_of(uint64_t rest) { return rest < SHADOW_PIECE ? (int64_t)rest : SHADOW_PIECE; }
+
+/* In the shadow, at a flip: the piece just run is counted; the window goes on with the next
+ * piece, or the shadow ends (its length run, or the program ending). */
+static void shadow_piece(void) {
+    VmSampleTl *t = &vm_sample_tl;
+    t->in += (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
+    bool stop = __atomic_load_n(&child.slot->stop, __ATOMIC_RELAXED) != 0; /* a hint: no order needed */
+    if (t->in < opt.length && !stop) {
+        t->left = t->phase = piece_of(opt.length - t->in);
+        return;
+    }
+    t->left = t->phase = 0; /* vm_shadow_end's count is t->in */
+    vm_shadow_end(stop ? VM_SHADOW_END_EXIT : VM_SHADOW_END_LENGTH);
+}
+
 /* Just forked, in the shadow: one thread, this one, at a tick. */
 static void become_shadow(ShadowSlot *s) {
     vm_shadow_child = true;
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the program gone: no one to hand events to */
     if (getppid() == 1) _exit(1);
+    /* Not reniced: at nice 19 on a loaded machine (other work on the analyzer core) shadows
+     * starved, lived past the watchdog's limit and were killed, and the program's end cut
+     * the rest (tests/profile/run_shadow_tests.py, "kill every 2", at load average 10). */
     child.slot = s;
     child.cap = shm.cap;
     child.n = 0;
@@ -289,7 +340,7 @@ static void become_shadow(ShadowSlot *s) {
     vm_prof_shadow_stream(); /* this thread's events now go to vm_shadow_put */
     vm_prof_emit_icount();
     vm_prof_emit(ev_make(EV_THREAD, vm_thread_id(NULL)));
-    vm_sample_open_shadow((int64_t)opt.length);
+    vm_sample_open_shadow(piece_of(opt.length));
 }
 
 /* ======================================================================
@@ -317,22 +368,39 @@ static void fork_op(void *arg) {
     else gc_fork_parent();
 }
 
-/* Fork shadow [i]: in the child this returns true (its window is open); in the program
- * false. */
+#define GATHER_TIMEOUT 0.02 /* seconds */
+
+/* Fork shadow [i] (the caller has set sched.forking, and holds no lock: other carriers take
+ * sched.lock at their checks, and the gather waits for them to reach a poll): in the child
+ * this returns true (its window is open); in the program false. */
 static bool fork_shadow(int i) {
     ShadowSlot *s = slot_at(i);
     s->seq = ++sched.forked;
     s->done = 0;
     s->nev = 0;
     s->ticks = 0;
+    s->stop = 0;
     s->started_ns = now_ns();
+    uint64_t c0 = cpu_ns();
     pid_t pid = -1;
+    /* Several green carriers: all but this one switch their green threads out first (the
+     * shadow's one carrier runs them all); GATHER_TIMEOUT bounds what a carrier stuck in a
+     * blocking call can cost the program. */
+    if (!vm_green_gather(GATHER_TIMEOUT)) {
+        sched.forked--;
+        sched.not_gathered++;
+        sched.fork_ns += now_ns() - s->started_ns;
+        sched.fork_cpu_ns += cpu_ns() - c0;
+        return false;
+    }
     vm_safepoint_run(NULL, fork_op, &pid);
+    vm_green_release(pid == 0);
     if (pid == 0) {
         become_shadow(s);
         return true;
     }
     sched.fork_ns += now_ns() - s->started_ns;
+    sched.fork_cpu_ns += cpu_ns() - c0;
     if (pid < 0) {
         sched.forked--;
         sched.fork_failed++;
@@ -346,23 +414,24 @@ static bool fork_shadow(int i) {
 
 void vm_shadow_flip(void) {
     VmSampleTl *t = &vm_sample_tl;
-    if (vm_shadow_child) vm_shadow_end(VM_SHADOW_END_LENGTH); /* its one window is over */
+    if (vm_shadow_child) { /* a piece of its one window is over */
+        shadow_piece();
+        return;
+    }
     uint64_t run = (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
     t->out += run;
+    t->left = t->phase = 0;
     pthread_mutex_lock(&sched.lock);
     int n = __atomic_load_n(&live, __ATOMIC_RELAXED);
     sched.ticks += run;
     sched.live_ticks += (double)run * n;
-    bool go = !sched.stopping && n < shm.nslots && sched.live_ticks < opt.load * (double)sched.ticks &&
+    bool go = !sched.stopping && !sched.forking && n < shm.nslots && sched.live_ticks < opt.load * (double)sched.ticks &&
               sched.ticks >= sched.next_ok;
     if (go && !vm_threads_single()) {
         sched.skipped_threads++;
         go = false;
     }
     int i = go ? free_slot() : -1;
-    /* sched.lock is held across the fork's world stop: only one language thread ticks when
-     * go holds (vm_threads_single, or the one carrier), so no thread the stop waits for can
-     * be waiting for the lock. The shadow never takes it again (it returns at the top). */
     if (i >= 0) {
         /* The spacing rule: the next shadow starts at least length / max(load, 1) program
          * ticks later, so at load <= 1 two shadows never run the same ticks of the program
@@ -370,8 +439,15 @@ void vm_shadow_flip(void) {
          * otherwise be followed by another over ticks it already ran: a fork for nothing),
          * and at load L > 1 at most L of them do. */
         sched.next_ok = sched.ticks + (uint64_t)((double)opt.length / (opt.load > 1.0 ? opt.load : 1.0));
-        if (fork_shadow(i)) return; /* the shadow: its window is open */
+        sched.forking = true; /* one fork at a time: other carriers' checks do not go meanwhile */
     }
+    pthread_mutex_unlock(&sched.lock);
+    /* The lock is not held across the fork: with several green carriers the others take it
+     * at their checks, and the gather waits for them to reach their next poll. The shadow
+     * never takes it (its flips return at the top). */
+    if (i >= 0 && fork_shadow(i)) return; /* the shadow: its window is open */
+    pthread_mutex_lock(&sched.lock);
+    if (i >= 0) sched.forking = false;
     t->left = t->phase = next_check();
     pthread_mutex_unlock(&sched.lock);
 }
@@ -393,11 +469,15 @@ static VmProfStream *shadow_stream; /* the analysis states the shadows' events g
 static int stop_thread;             /* atomic: vm_shadow_finish asks the thread to end */
 static uint64_t end_deadline_ns;    /* written before stop_thread (release), read after (acquire) */
 
-/* At the program's end the live shadows get a grace period to finish: four times the mean
- * life of the shadows so far, at least END_GRACE_MIN_NS, at most the watchdog's limit; then
- * they are killed and dropped (counted as cut by the end), so a hung shadow never holds the
- * program's exit for the watchdog's whole limit. The grace is what a shadow forked near the
- * end may cost the program's exit (-Xstats: "waiting for the last shadows"). */
+/* At the program's end the live shadows are told to stop (their slot's stop word: each ends
+ * at its next piece, SHADOW_PIECE, with its events whole) and get a grace period to do so:
+ * END_GRACE_SHORT_NS once some shadow has been analysed (a shadow still running then is
+ * starved of its core, and the program's exit does not wait for it: it is cut, its events
+ * dropped and counted), else, so that a short program gets a profile at all, four times the
+ * mean life of the shadows so far, at least END_GRACE_MIN_NS, at most the watchdog's limit.
+ * The grace is what shadows may cost the program's exit (-Xstats: "waiting for the last
+ * shadows"). */
+#define END_GRACE_SHORT_NS 5000000
 #define END_GRACE_MIN_NS 100000000
 
 /* Instruction counts (PROF_NEED_COST): each shadow counts from the program's count at its
@@ -503,6 +583,7 @@ const char *vm_shadow_start(void) {
 
 void vm_shadow_finish(void) {
     if (!vm_shadow_on || vm_shadow_child) return;
+    getrusage(RUSAGE_THREAD, &sched.end_ru);
     pthread_mutex_lock(&sched.lock);
     sched.stopping = true;
     pthread_mutex_unlock(&sched.lock);
@@ -512,8 +593,13 @@ void vm_shadow_finish(void) {
     uint64_t fin = __atomic_load_n(&res.finished, __ATOMIC_RELAXED), life = __atomic_load_n(&res.life_ns, __ATOMIC_RELAXED);
     uint64_t grace = fin ? 4 * life / fin : 0;
     if (grace < END_GRACE_MIN_NS) grace = END_GRACE_MIN_NS;
+    if (fin > 0) grace = END_GRACE_SHORT_NS;
     if (grace > opt.timeout_ms * 1000000u) grace = opt.timeout_ms * 1000000u;
     end_deadline_ns = t0 + grace;
+    /* the live shadows end at their next piece, with their events whole (SHADOW_PIECE) */
+    for (int i = 0; i < shm.nslots; i++)
+        if (__atomic_load_n(&slot_at(i)->state, __ATOMIC_ACQUIRE) == SLOT_RUNNING)
+            __atomic_store_n(&slot_at(i)->stop, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&stop_thread, 1, __ATOMIC_RELEASE);
     pthread_join(shadow_thread, NULL);
     sched.end_wait_ns = now_ns() - t0;
@@ -534,16 +620,20 @@ void vm_shadow_print_stats(FILE *f) {
     uint64_t all = vm_sample_ticks();
     fprintf(f, "[stats] shadow: length %llu ticks load %g slots %d: forked %llu, analysed %llu (%llu events),"
                " dropped %llu (killed by the watchdog %llu, failed %llu, cut by the program's end %llu), not forked while several native threads %llu,"
-               " fork failures %llu; mean life %.3f ms; the program's time in forks %.3f ms, waiting for the last"
+               " fork failures %llu, not forked as a carrier did not come to the gather %llu; mean life %.3f ms; the program's time in forks %.3f ms (CPU %.3f ms), waiting for the last"
                " shadows at its end %.3f ms; ticks covered %llu of %llu (coverage %.6f)\n",
             (unsigned long long)opt.length, opt.load, shm.nslots, (unsigned long long)sched.forked,
             (unsigned long long)res.finished, (unsigned long long)res.events,
             (unsigned long long)(res.killed + res.failed + res.cut), (unsigned long long)res.killed,
             (unsigned long long)res.failed, (unsigned long long)res.cut, (unsigned long long)sched.skipped_threads,
-            (unsigned long long)sched.fork_failed, res.finished ? (double)res.life_ns / 1e6 / (double)res.finished : 0.0,
-            (double)sched.fork_ns / 1e6, (double)sched.end_wait_ns / 1e6,
+            (unsigned long long)sched.fork_failed, (unsigned long long)sched.not_gathered, res.finished ? (double)res.life_ns / 1e6 / (double)res.finished : 0.0,
+            (double)sched.fork_ns / 1e6, (double)sched.fork_cpu_ns / 1e6, (double)sched.end_wait_ns / 1e6,
             (unsigned long long)res.covered, (unsigned long long)all,
             all ? (double)res.covered / (double)all : 0.0);
+    fprintf(f, "[stats] shadow: the ending thread (the program's under native threads): minor page faults %ld, system time %.3f ms,"
+               " user time %.3f ms\n",
+            sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
+            (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
     fprintf(f, "[stats] shadow ends:");
     for (int k = 0; k < VM_SHADOW_END_N; k++)
         fprintf(f, " %s %llu%s", end_names[k], (unsigned long long)res.ends[k], k + 1 < VM_SHADOW_END_N ? "," : "\n");

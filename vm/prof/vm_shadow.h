@@ -13,7 +13,8 @@
  *
  * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
  * (the trampoline then runs the instrumented interpreter, which replays the open frames, as
- * a sampling window's start does) and writes its events into its slot, shared memory the
+ * a sampling window's start does), run in pieces at whose ends it looks at its slot's stop
+ * word (the program's end sets it) and writes its events into its slot, shared memory the
  * parent mapped before the fork. It ends (vm_shadow_end) when the window is over, or earlier
  * at the first thing it may not do: a side effect (os.exit, os.remove, os.rename,
  * os.execute, os.tmpname, io.open for writing, io.popen, an ffi call), a read from a pipe or
@@ -46,9 +47,18 @@ typedef struct VmShadowOptions {
     int cpu;              /* the analyzer core (shadow thread and shadows), -1: not pinned */
 } VmShadowOptions;
 
-#define VM_SHADOW_DEFAULT_LENGTH 200000 /* ticks: at the instrumented interpreter's pace some
-                                         * tens of ms, against well under a ms per fork */
-#define VM_SHADOW_DEFAULT_LOAD 1.0
+/* The defaults keep forks and the shadows' use of the other core rare (bench/eval's shadow
+ * experiment; vm/prof/README.md): a fork costs the program 0.3-1 ms of kernel time (page
+ * tables) and copy-on-write faults after it, and a live shadow on the other core slows the
+ * program by what the two cores share (the whole core when the hypervisor places the two
+ * vCPUs on one physical core's two threads). At 200000 ticks and load 1 a bench/suite
+ * program forked 10-30 times a run (20-90 forks/s) and a shadow ran all the time; at
+ * 1000000 ticks and load 0.25 it forks 1-3 times and a shadow runs a quarter of the time,
+ * and longer shadows are more accurate on these short programs, not less (havlak's call
+ * graph: weighted error 17% at 200000/1, 6% at 1000000/0.25). */
+#define VM_SHADOW_DEFAULT_LENGTH 1000000 /* ticks: at the instrumented interpreter's pace some
+                                          * 100-250 ms */
+#define VM_SHADOW_DEFAULT_LOAD 0.25
 #define VM_SHADOW_DEFAULT_TIMEOUT_MS 10000
 
 /* Why a shadow ended (its slot says; -Xstats counts them). Grep VM_SHADOW_END if you add one:
@@ -95,6 +105,10 @@ int64_t vm_shadow_first_check(void);
 /* In a shadow: end it here: its events so far are whole (publish them) and the process exits
  * at once (_exit: no exit handler, no stdio flush). */
 _Noreturn void vm_shadow_end(VmShadowEnd why);
+
+/* In a shadow: the ticks it has run so far (the green scheduler's share per carrier,
+ * vm/threads/vm_green.c). */
+uint64_t vm_shadow_ticks(void);
 
 /* In a shadow: reading from [fd] is allowed only if it is a regular file (detached from the
  * parent's offset at the fork); else the shadow ends. */

@@ -23,7 +23,14 @@
  *
  * Preemption: a ticker thread wakes every time slice; a carrier that has run the same green
  * thread for a whole slice while others wait gets its preempt flag and vm_poll_word's
- * PREEMPT bit, and yields at its next poll. The ticker also wakes sleepers. */
+ * PREEMPT bit, and yields at its next poll. The ticker also wakes sleepers.
+ *
+ * The gather (shadow profiling with several carriers, vm/prof/vm_shadow.h): a fork keeps one
+ * thread, the carrier that forks, so every other carrier must have switched its green thread
+ * out to a run queue before the fork; then the shadow's one carrier finds every green thread
+ * switched out cleanly (in a run queue, parked, or sleeping) and steals them all. The world
+ * stop alone is not enough: a carrier stopped at a poll holds its green thread mid-run, and
+ * that thread would never run in the shadow. vm_green_gather (below) does it. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -63,6 +70,7 @@ typedef struct Carrier {
     atomic_ulong switches;      /* green threads switched in so far */
     unsigned long seen;         /* ticker's copy of switches at the last tick */
     VmSanStack san;             /* sanitizer builds: its own stack (vm_sanitize.h) */
+    uint64_t vticks;            /* in a shadow: ticks its threads have run there (shadow_one) */
 } Carrier;
 
 static void (*switch_hook)(int carrier, uint64_t thread_id, State *moved);
@@ -76,6 +84,21 @@ static atomic_uint rr;          /* round robin for enqueues from outside the car
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
 static atomic_int nidle;
+/* The gather: [gathering] is 1 from vm_green_gather's start to vm_green_release (or to its
+ * time-out); every other carrier then yields its green thread at its next poll, whatever is
+ * queued (vm_green_yield), and waits in gather_wait, where [gathered] counts it. */
+static atomic_int gathering;
+static pthread_mutex_t gather_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gather_cv = PTHREAD_COND_INITIALIZER;   /* the carriers' wait for the release */
+static pthread_cond_t arrived_cv = PTHREAD_COND_INITIALIZER;  /* the initiator's wait for them */
+static int gathered;            /* carriers in gather_wait, under gather_lock */
+/* In a shadow forked from several carriers: the one carrier there stands in for all of them.
+ * Each program carrier keeps its run queue (a thread re-enqueues on its home's), and the
+ * shadow's carrier runs next from the carrier whose threads have run the fewest ticks so far
+ * (vticks): the carriers progress at equal rates as they do in parallel in the program, so
+ * each thread gets the share of the shadow's ticks it has in the program (a thread alone on
+ * a carrier half of them against two, not a third as a single round robin would give). */
+static bool shadow_one;
 
 /* ---- stacks ---------------------------------------------------------------------------- */
 
@@ -110,6 +133,7 @@ static void stack_put(char *p) {
 static void enqueue(VmThread *t) {
     Ctx *c = vm_ctx_current();
     Carrier *k = c && c->carrier ? c->carrier : &carriers[atomic_fetch_add(&rr, 1) % (unsigned)ncarriers];
+    if (shadow_one && t->home != NULL) k = t->home;
     pthread_mutex_lock(&k->qlock);
     t->rq_next = NULL;
     if (k->qtail) k->qtail->rq_next = t; else k->qhead = t;
@@ -139,7 +163,25 @@ static VmThread *pop_from(Carrier *k) {
     return t;
 }
 
+/* shadow_one: the next thread of the carrier with the fewest vticks among those with a
+ * queue; the others are moved up to its count (an empty queue banks no ticks: when it gets a
+ * thread again it does not take the carrier for as long as it was empty). */
+static VmThread *next_thread_shadow(void) {
+    Carrier *best = NULL;
+    for (int i = 0; i < ncarriers; i++) {
+        Carrier *k = &carriers[i];
+        if (atomic_load_explicit(&k->qlen, memory_order_relaxed) > 0 && (best == NULL || k->vticks < best->vticks)) best = k;
+    }
+    if (best == NULL) return NULL;
+    for (int i = 0; i < ncarriers; i++)
+        if (carriers[i].vticks < best->vticks) carriers[i].vticks = best->vticks;
+    VmThread *t = pop_from(best);
+    if (t != NULL) t->home = best;
+    return t;
+}
+
 static VmThread *next_thread(Carrier *c) {
+    if (shadow_one) return next_thread_shadow();
     VmThread *t = pop_from(c);
     for (int i = 1; !t && i < ncarriers; i++) t = pop_from(&carriers[(c->index + i) % ncarriers]);
     return t;
@@ -181,6 +223,7 @@ static void run(Carrier *c, VmThread *t) {
     State *moved = t->carrier != NULL && t->carrier != c ? t->run_state : NULL;
     __atomic_store_n(&c->current, t, __ATOMIC_RELAXED); /* the ticker reads it (TSan) */
     t->carrier = c;
+    if (!shadow_one) t->home = c;
     __atomic_store_n(&t->gstate, G_RUNNING, __ATOMIC_SEQ_CST); /* unpark CASes it (TSan) */
     atomic_fetch_add_explicit(&c->switches, 1, memory_order_relaxed);
     /* -Xtrace: t's run on this carrier, from before the switch event (which may wait on a
@@ -274,6 +317,7 @@ static const char *prepare(VmThread *t) {
     t->gcs.hi = hi;
     t->gcs.spp = &t->gsp;
     t->run_state = NULL; /* it starts on its green stack */
+    t->home = NULL;
     t->san.lo = lo + GREEN_GUARD;
     t->san.size = GREEN_STACK;
     t->san.fiber = vm_san_fiber_new();
@@ -291,9 +335,23 @@ static void *idle_wait(void *arg) {
     (void)arg;
     pthread_mutex_lock(&idle_lock);
     atomic_fetch_add(&nidle, 1);
-    while (atomic_load(&nready) == 0) pthread_cond_wait(&idle_cv, &idle_lock);
+    while (atomic_load(&nready) == 0 && !atomic_load(&gathering)) pthread_cond_wait(&idle_cv, &idle_lock);
     atomic_fetch_sub(&nidle, 1);
     pthread_mutex_unlock(&idle_lock);
+    return NULL;
+}
+
+/* A carrier's part in a gather, a blocking region (so the fork's world stop finds it
+ * STOPPED): counted in, it waits for the release. In a shadow it never returns (its thread
+ * is not there). */
+static void *gather_wait(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&gather_lock);
+    gathered++;
+    pthread_cond_signal(&arrived_cv);
+    while (atomic_load(&gathering)) pthread_cond_wait(&gather_cv, &gather_lock);
+    gathered--;
+    pthread_mutex_unlock(&gather_lock);
     return NULL;
 }
 
@@ -306,7 +364,18 @@ static void *carrier_main(void *arg) {
     if (trace_on()) trace_thread_name("carrier %d", c->index);
     for (;;) {
         vm_poll(NULL);
+        if (atomic_load(&gathering)) { /* off every green thread's stack: wait out the fork */
+            vm_ctx_blocking(&c->ctx, gather_wait, NULL);
+            continue;
+        }
         VmThread *t = next_thread(c);
+        if (t && shadow_one) {
+            Carrier *home = t->home;
+            uint64_t t0 = vm_shadow_ticks();
+            run(c, t);
+            home->vticks += vm_shadow_ticks() - t0;
+            continue;
+        }
         if (t) {
             run(c, t);
             continue;
@@ -435,7 +504,7 @@ void vm_green_unpark(VmThread *t) {
 
 void vm_green_yield(State *S) {
     VmThread *t = vm_thread_current();
-    if (atomic_load(&nready) == 0) return; /* nobody else to run */
+    if (atomic_load(&nready) == 0 && !atomic_load(&gathering)) return; /* nobody else to run */
     switch_out(S, t, ACT_YIELD);
 }
 
@@ -447,6 +516,94 @@ void vm_green_maybe_preempt(State *S, Ctx *c) {
 }
 
 int vm_green_carrier_index(const Ctx *c) { return c->carrier->index; }
+
+/* Every carrier but [self] with a green thread current gets the preempt flag, and the poll
+ * word its bit (another carrier's vm_green_maybe_preempt clears the bit for all: re-raised
+ * at each round of the wait). */
+static void gather_poke(const Carrier *self) {
+    bool any = false;
+    for (int i = 0; i < ncarriers; i++) {
+        Carrier *c = &carriers[i];
+        if (c == self || __atomic_load_n(&c->current, __ATOMIC_RELAXED) == NULL) continue;
+        atomic_store(&c->preempt, 1);
+        any = true;
+    }
+    if (any) __atomic_or_fetch(&vm_poll_word, VM_POLL_PREEMPT, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&idle_lock); /* idle carriers leave their wait for gather_wait */
+    pthread_cond_broadcast(&idle_cv);
+    pthread_mutex_unlock(&idle_lock);
+}
+
+typedef struct GatherWait {
+    const Carrier *self;
+    double deadline;
+    bool ok;
+} GatherWait;
+
+/* The initiator's wait for the other carriers, a blocking region (a collection another
+ * carrier starts before its poll must not wait for us). On time-out the gather is called
+ * off here, under gather_lock, so no carrier stays waiting. */
+static void *gather_arrivals(void *arg) {
+    GatherWait *g = arg;
+    pthread_mutex_lock(&gather_lock);
+    while (gathered < ncarriers - 1) {
+        double now = now_sec();
+        if (now >= g->deadline) {
+            atomic_store(&gathering, 0);
+            pthread_cond_broadcast(&gather_cv);
+            pthread_mutex_unlock(&gather_lock);
+            g->ok = false;
+            return NULL;
+        }
+        pthread_mutex_unlock(&gather_lock);
+        gather_poke(g->self);
+        pthread_mutex_lock(&gather_lock);
+        double until = now + 0.001; /* re-poke every millisecond */
+        if (until > g->deadline) until = g->deadline;
+        struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+        if (gathered < ncarriers - 1) pthread_cond_timedwait(&arrived_cv, &gather_lock, &ts);
+    }
+    pthread_mutex_unlock(&gather_lock);
+    g->ok = true;
+    return NULL;
+}
+
+bool vm_green_gather(double timeout) {
+    Ctx *self = vm_ctx_current();
+    if (!started || ncarriers <= 1) return true; /* nobody to gather */
+    if (self == NULL || self->carrier == NULL) return false; /* not on a carrier: the shadow would have none */
+    atomic_store(&gathering, 1);
+    GatherWait g = {self->carrier, now_sec() + timeout, false};
+    vm_ctx_blocking(self, gather_arrivals, &g);
+    return g.ok;
+}
+
+/* In the forked process, on the carrier that forked (the only thread): it stands in for every
+ * carrier of the program (shadow_one). The locks are made anew: whoever held one at the fork
+ * (the ticker enqueueing a sleeper it woke) is not here to release it. */
+static void adopt_queues(void) {
+    pthread_mutex_init(&idle_lock, NULL);
+    pthread_mutex_init(&timer_lock, NULL);
+    for (int i = 0; i < ncarriers; i++) {
+        pthread_mutex_init(&carriers[i].qlock, NULL);
+        carriers[i].vticks = 0;
+    }
+    shadow_one = true;
+}
+
+void vm_green_release(bool shadow) {
+    if (!started || ncarriers <= 1) return;
+    if (shadow) { /* the other carriers' threads are not here: nobody to wake (and gather_cv's
+                     waiters were theirs: broadcasting it here could wait for them) */
+        atomic_store(&gathering, 0);
+        adopt_queues();
+        return;
+    }
+    pthread_mutex_lock(&gather_lock);
+    atomic_store(&gathering, 0);
+    pthread_cond_broadcast(&gather_cv);
+    pthread_mutex_unlock(&gather_lock);
+}
 
 void vm_green_sleep_until(State *S, VmThread *t, double deadline) {
     pthread_mutex_lock(&timer_lock);

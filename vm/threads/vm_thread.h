@@ -80,6 +80,18 @@ void vm_threads_fuzz_counts(uint64_t *yields, uint64_t *naps);
  * Green model: true (every green thread lives in the carriers' memory). */
 bool vm_threads_single(void);
 
+/* Green threads, several carriers: before a fork (shadow profiling), called at a poll on a
+ * carrier running a green thread: every other carrier switches its green thread out to a run
+ * queue at its next poll and waits (a blocking region, so a world stop finds it STOPPED),
+ * so the forked process's one carrier can run every green thread. False if they did not all
+ * come within [timeout] seconds (a green thread in a long blocking call): the gather is
+ * called off; false too off the carriers (the main native thread). True at once with one
+ * carrier, or outside the green model. Then, in the
+ * program and in the forked process alike, vm_green_release([shadow]: in the forked one):
+ * the program's carriers go on; the forked process's run only in memory. */
+bool vm_green_gather(double timeout);
+void vm_green_release(bool shadow);
+
 /* Language thread id of the running thread (main: 1). */
 uint64_t vm_thread_id(State *S);
 

@@ -70,6 +70,8 @@ typedef struct VmThread {
     char *stack_lo;             /* mmap'ed green stack (guard page at the bottom) */
     int gstate;                 /* G_* (atomic) */
     struct Carrier *carrier;    /* where it runs or last ran */
+    struct Carrier *home;       /* the program's carrier it last ran on (vm_green.c: a shadow
+                                   runs each carrier's threads as that carrier would) */
     struct VmThread *rq_next;   /* run queue link */
     struct VmThread *tm_next;   /* sleep list link */
     double wake_at;
