@@ -202,9 +202,9 @@ typedef struct ProfRunFacts {
 
 /* Writes one self-contained HTML page to [out] for the [n] analyses [an] with their merged
  * states [st]: each analysis's JSON report (whatever [o]->format says), [run], the names and
- * places of the function ids [o]->fsource knows (dense from 1) and, when pathprof ran, the
- * source files they came from (read now), with the viewer that draws them. Nothing in the
- * page refers to anything outside it. Returns 0, or -1 if writing failed. */
+ * places of the function ids [o]->fsource knows (dense from 1) and, when pathprof or
+ * cachesim ran, the source files they came from (read now), with the viewer that draws them.
+ * Nothing in the page refers to anything outside it. Returns 0, or -1 if writing failed. */
 int prof_html_report(FILE *out, const ProfAnalysis *const *an, void *const *st, int n, const ProfReportOpts *o,
                      const ProfRunFacts *run);
 
