@@ -22,7 +22,7 @@
  *   - Who is charged: the instruction that made the access, from the EV_PC just before it
  *     (PROF_NEED_PC): its function and its pc, kept as a (function, pc) pair and turned into
  *     a source line at report time (ProfSource.lines), so per-line counts cost the hot path
- *     one hash probe, not a line lookup. Library code in C charges the call instruction of
+ *     an array index, not a line lookup. Library code in C charges the call instruction of
  *     the nearest Lua frame. An access with no EV_PC before it (a sampled burst began
  *     between them, or a function id too large for EV_PC) is charged to the top of the
  *     current thread's shadow stack, kept from EV_CALL (a call at depth d ends the frames at
@@ -33,8 +33,9 @@
  *     (the unknown line included); both merge by addition, so concurrent, sequential and
  *     sharded analyses give the same numbers.
  *
- * Hot path: one set scan per access (plus the L2 set on an L1 miss), one probe of the
- * (function, pc) map (skipped when the pc repeats); no allocation once every pc is seen. */
+ * Hot path: one set scan per access (plus the L2 set on an L1 miss), and the (function, pc)
+ * counts found by two indexings (per function, a dense array by pc); no allocation once
+ * every pc is seen. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@
 #define REPORT_TOP 30 /* functions listed in the text report */
 #define LINES_TOP 20  /* lines listed in the text report */
 #define ANNOTATE_TOP 10 /* functions whose source the annotate report shows */
-#define PC_NONE 0xffffffffu /* an access with no EV_PC: its line is unknown */
+#define PC_MAX (1u << 24) /* larger pcs (none in practice) count as unknown */
 
 typedef struct Geom {
     uint64_t size; /* bytes */
@@ -85,11 +86,20 @@ typedef struct FnCount {
     uint64_t accesses, l1_misses, l2_misses;
 } FnCount;
 
-/* One (function, pc) pair's counts: key = function slot (fid + 1, 0 for none) << 32 | pc. */
-typedef struct PcCount {
-    uint64_t key;
-    FnCount c;
-} PcCount;
+/* One function's counts per instruction: at[pc] for the pcs below n (dense: a function's pcs
+ * are small and most of those making heap accesses are seen), and the accesses whose
+ * instruction is unknown. */
+typedef struct FnPcs {
+    FnCount *at; /* owned; [n] */
+    size_t n;
+    FnCount unknown;
+} FnPcs;
+
+static void fn_add(FnCount *into, const FnCount *c) {
+    into->accesses += c->accesses;
+    into->l1_misses += c->l1_misses;
+    into->l2_misses += c->l2_misses;
+}
 
 typedef struct Frame {
     uint32_t fid, depth;
@@ -113,14 +123,13 @@ typedef struct CacheSim {
     ProfThreads th;
     Thread *threads; /* owned */
     size_t threads_cap;
-    int pending;          /* an EV_PC came just before: the next access is pend_slot's */
-    size_t pend_slot;     /* index in fn of the function of the pending EV_PC */
-    uint32_t pend_pc;
-    PcCount *pcs;         /* owned; [npcs] of [pcs_cap] */
-    size_t npcs, pcs_cap;
-    ProfMap pcmap;        /* key -> index in pcs */
-    uint64_t last_key;    /* the key last looked up and its index (loops repeat pcs) */
-    uint32_t last_idx;    /* PROF_MAP_NONE: none yet */
+    FnPcs *pcs;           /* owned; pcs[slot] for fn[slot]; [pcs_cap] >= fn_cap */
+    size_t pcs_cap;
+    /* An EV_PC came just before: the next access is charged to these (pointers into fn and
+     * pcs, which cannot move before that access: only EV_PC, calls, returns, thread
+     * switches and merges grow them, and every event but an access drops them). */
+    int pending;
+    FnCount *pend_fn, *pend_pc;
 } CacheSim;
 
 /* ---------------------------------------------------------------------- */
@@ -179,6 +188,12 @@ fail:
 
 static void cs_close(void *st);
 
+/* Room for function slots below [need] in fn and pcs alike. */
+static void grow_fn(CacheSim *cs, size_t need) {
+    prof_grow((void **)&cs->fn, &cs->fn_cap, need, sizeof(FnCount), WHO);
+    prof_grow((void **)&cs->pcs, &cs->pcs_cap, cs->fn_cap, sizeof(FnPcs), WHO);
+}
+
 static void *cs_open(void) {
     CacheSim *cs = calloc(1, sizeof *cs);
     if (cs == NULL) return NULL;
@@ -196,8 +211,7 @@ static void *cs_open(void) {
         for (uint64_t w = 0; w < lines; w++) l->ways[w] = (Way){INVALID, 0};
     }
     cs->th.cur = PROF_MAP_NONE;
-    cs->last_idx = PROF_MAP_NONE;
-    prof_grow((void **)&cs->fn, &cs->fn_cap, 256, sizeof(FnCount), WHO);
+    grow_fn(cs, 256);
     return cs;
 }
 
@@ -252,40 +266,25 @@ static int miss(CacheSim *cs, uint64_t line, Way *s1) {
     return l2miss;
 }
 
-/* The counts of (function slot [slot], [pc]), added if new. */
-static __attribute__((noinline)) uint32_t pc_index_slow(CacheSim *cs, uint64_t key) {
-    uint32_t j = prof_map_get(&cs->pcmap, key);
-    if (j == PROF_MAP_NONE) {
-        prof_grow((void **)&cs->pcs, &cs->pcs_cap, cs->npcs + 1, sizeof(PcCount), WHO);
-        cs->pcs[cs->npcs] = (PcCount){key, {0, 0, 0}};
-        j = (uint32_t)cs->npcs++;
-        prof_map_put(&cs->pcmap, key, j, WHO);
-    }
-    cs->last_key = key;
-    cs->last_idx = j;
-    return j;
-}
-
-static inline PcCount *pc_counts(CacheSim *cs, size_t slot, uint32_t pc) {
-    uint64_t key = (uint64_t)slot << 32 | pc;
-    uint32_t j = cs->last_idx != PROF_MAP_NONE && cs->last_key == key ? cs->last_idx : pc_index_slow(cs, key);
-    return &cs->pcs[j];
+/* Room for pc in [fp]. */
+static __attribute__((noinline)) void grow_pcs(FnPcs *fp, size_t pc) {
+    prof_grow((void **)&fp->at, &fp->n, pc + 1, sizeof(FnCount), WHO);
 }
 
 /* Returns 1 if the access was this state's (always, unless sharded). It is charged to the
  * pending EV_PC's instruction, else to the current function at an unknown line. */
-static inline int access_line(CacheSim *cs, uint64_t addr) {
-    size_t slot = cs->cur;
-    uint32_t pc = PC_NONE;
+static inline __attribute__((always_inline)) int access_line(CacheSim *cs, uint64_t addr) {
+    FnCount *fc, *pcc;
     if (cs->pending) {
         cs->pending = 0;
-        slot = cs->pend_slot;
-        pc = cs->pend_pc;
+        fc = cs->pend_fn;
+        pcc = cs->pend_pc;
+    } else {
+        fc = &cs->fn[cs->cur];
+        pcc = &cs->pcs[cs->cur].unknown;
     }
     uint64_t line = (addr & ADDR_MASK) >> LINE_SHIFT;
     if ((line & cs->shard_mask) != cs->shard) return 0; /* another shard's sets */
-    FnCount *fc = &cs->fn[slot];
-    FnCount *pcc = &pc_counts(cs, slot, pc)->c;
     fc->accesses++;
     pcc->accesses++;
     Level *l1 = &cs->l[0];
@@ -307,14 +306,25 @@ static inline int access_line(CacheSim *cs, uint64_t addr) {
 }
 
 /* EV_PC: the next access is instruction [pc] of function [fid] (0: unknown, then the
- * shadow stack's function is charged, at an unknown line). */
-static void on_pc(CacheSim *cs, uint32_t fid, uint32_t pc) {
+ * shadow stack's function is charged, at an unknown line). A pc beyond PC_MAX (none is:
+ * bytecode is far shorter) is counted as unknown rather than given a huge array. */
+static inline void on_pc(CacheSim *cs, uint32_t fid, uint32_t pc) {
     if (fid == 0) return;
     size_t slot = (size_t)fid + 1;
-    if (slot >= cs->fn_cap) prof_grow((void **)&cs->fn, &cs->fn_cap, slot + 1, sizeof(FnCount), WHO);
+    if (slot >= cs->fn_cap) grow_fn(cs, slot + 1);
+    FnPcs *fp = &cs->pcs[slot];
+    if (pc >= fp->n) {
+        if (pc > PC_MAX) {
+            cs->pending = 1;
+            cs->pend_fn = &cs->fn[slot];
+            cs->pend_pc = &fp->unknown;
+            return;
+        }
+        grow_pcs(fp, pc);
+    }
     cs->pending = 1;
-    cs->pend_slot = slot;
-    cs->pend_pc = pc == PC_NONE ? PC_NONE - 1 : pc; /* PC_NONE is ours */
+    cs->pend_fn = &cs->fn[slot];
+    cs->pend_pc = &fp->at[pc];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -336,7 +346,7 @@ static inline Thread *cur_thread(CacheSim *cs) {
 /* Makes the top of [t] the current function. */
 static inline void set_cur(CacheSim *cs, const Thread *t) {
     size_t slot = t->len ? (size_t)t->stack[t->len - 1].fid + 1 : 0;
-    if (slot >= cs->fn_cap) prof_grow((void **)&cs->fn, &cs->fn_cap, slot + 1, sizeof(FnCount), WHO);
+    if (slot >= cs->fn_cap) grow_fn(cs, slot + 1);
     cs->cur = slot;
 }
 
@@ -397,19 +407,15 @@ static void cs_merge(void *into, void *from) {
     a->loads += b->loads;
     a->stores += b->stores;
     a->back_inval += b->back_inval;
-    prof_grow((void **)&a->fn, &a->fn_cap, b->fn_cap, sizeof(FnCount), WHO);
+    grow_fn(a, b->fn_cap);
+    a->pending = 0; /* its pointers may have moved (a merged state consumes no more) */
     for (size_t f = 0; f < b->fn_cap; f++) {
-        a->fn[f].accesses += b->fn[f].accesses;
-        a->fn[f].l1_misses += b->fn[f].l1_misses;
-        a->fn[f].l2_misses += b->fn[f].l2_misses;
-    }
-    for (size_t j = 0; j < b->npcs; j++) {
-        const PcCount *p = &b->pcs[j];
-        uint32_t j2 = pc_index_slow(a, p->key); /* may move a->pcs: index it after */
-        FnCount *c = &a->pcs[j2].c;
-        c->accesses += p->c.accesses;
-        c->l1_misses += p->c.l1_misses;
-        c->l2_misses += p->c.l2_misses;
+        fn_add(&a->fn[f], &b->fn[f]);
+        const FnPcs *bp = &b->pcs[f];
+        FnPcs *ap = &a->pcs[f];
+        fn_add(&ap->unknown, &bp->unknown);
+        if (bp->n > ap->n) grow_pcs(ap, bp->n - 1);
+        for (size_t pc = 0; pc < bp->n; pc++) fn_add(&ap->at[pc], &bp->at[pc]);
     }
 }
 
@@ -460,40 +466,44 @@ static int line_hot_cmp(const void *pa, const void *pb) {
     return line_cmp(x, y);
 }
 
-static void fn_add(FnCount *into, const FnCount *c) {
-    into->accesses += c->accesses;
-    into->l1_misses += c->l1_misses;
-    into->l2_misses += c->l2_misses;
+/* The source line of [pc] in [src] (its function's; NULL: unknown), 0 when unknown. */
+static uint32_t pc_line(const ProfSource *src, size_t pc) {
+    return src != NULL && src->lines != NULL && pc < src->ncode && src->lines[pc] > 0 ? (uint32_t)src->lines[pc] : 0;
 }
 
-/* The source line of (function slot [slot], [pc]): ProfSource.lines, 0 when unknown. */
-static uint32_t pc_line(uint32_t slot, uint32_t pc, const ProfReportOpts *o) {
-    ProfSource src = {NULL, 0, 0, NULL, 0};
-    if (slot == 0 || pc == PC_NONE || o->fsource == NULL || o->fsource(slot - 1, &src, o->ctx) != 0) return 0;
-    return src.lines != NULL && pc < src.ncode && src.lines[pc] > 0 ? (uint32_t)src.lines[pc] : 0;
+/* Adds [c] to the line [line] of function slot [slot] in [r] (through [at]). */
+static void line_add(Report *r, ProfMap *at, uint32_t slot, uint32_t line, const FnCount *c) {
+    if (c->accesses == 0) return;
+    uint64_t key = (uint64_t)slot << 32 | line;
+    uint32_t k = prof_map_get(at, key);
+    if (k == PROF_MAP_NONE) {
+        k = (uint32_t)r->nlines++;
+        r->lines[k] = (Line){slot, line, {0, 0, 0}};
+        prof_map_put(at, key, k, WHO);
+    }
+    fn_add(&r->lines[k].c, c);
 }
 
 /* Builds [r] from [cs]: the functions with accesses, and the (function, pc) counts summed
  * per (function, line). Returns 0, or -1 if memory ran out. */
 static int report_build(const CacheSim *cs, const ProfReportOpts *o, Report *r) {
     memset(r, 0, sizeof *r);
-    size_t n = 0;
-    for (size_t f = 0; f < cs->fn_cap; f++) n += cs->fn[f].accesses != 0;
+    size_t n = 0, npc = 0;
+    for (size_t f = 0; f < cs->fn_cap; f++) {
+        n += cs->fn[f].accesses != 0;
+        npc += cs->pcs[f].unknown.accesses != 0;
+        for (size_t pc = 0; pc < cs->pcs[f].n; pc++) npc += cs->pcs[f].at[pc].accesses != 0;
+    }
     r->rows = malloc((n ? n : 1) * sizeof *r->rows);
-    r->lines = malloc((cs->npcs ? cs->npcs : 1) * sizeof *r->lines);
+    r->lines = malloc((npc ? npc : 1) * sizeof *r->lines);
     if (r->rows == NULL || r->lines == NULL) return -1;
     ProfMap at = {0}; /* slot << 32 | line -> index in lines */
-    for (size_t j = 0; j < cs->npcs; j++) {
-        const PcCount *p = &cs->pcs[j];
-        uint32_t slot = (uint32_t)(p->key >> 32), line = pc_line(slot, (uint32_t)p->key, o);
-        uint64_t key = (uint64_t)slot << 32 | line;
-        uint32_t k = prof_map_get(&at, key);
-        if (k == PROF_MAP_NONE) {
-            k = (uint32_t)r->nlines++;
-            r->lines[k] = (Line){slot, line, {0, 0, 0}};
-            prof_map_put(&at, key, k, WHO);
-        }
-        fn_add(&r->lines[k].c, &p->c);
+    for (size_t f = 0; f < cs->fn_cap; f++) {
+        const FnPcs *fp = &cs->pcs[f];
+        ProfSource src = {NULL, 0, 0, NULL, 0};
+        int have = f != 0 && fp->n && o->fsource != NULL && o->fsource((uint32_t)(f - 1), &src, o->ctx) == 0;
+        line_add(r, &at, (uint32_t)f, 0, &fp->unknown);
+        for (size_t pc = 0; pc < fp->n; pc++) line_add(r, &at, (uint32_t)f, pc_line(have ? &src : NULL, pc), &fp->at[pc]);
     }
     prof_map_free(&at);
     qsort(r->lines, r->nlines, sizeof *r->lines, line_cmp);
@@ -755,9 +765,9 @@ static void cs_close(void *st) {
     prof_map_free(&cs->th.ids);
     free(cs->l[0].ways);
     free(cs->l[1].ways);
+    for (size_t f = 0; f < cs->pcs_cap; f++) free(cs->pcs[f].at);
     free(cs->fn);
     free(cs->pcs);
-    prof_map_free(&cs->pcmap);
     free(cs);
 }
 
