@@ -132,9 +132,10 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #define MEMEV(kind, addr) \
     do { \
         if (vm_prof_needs & PROF_NEED_MEM) { \
-            if (vm_prof_needs & PROF_NEED_PC) \
-                vm_prof_emit_mem(vm_prof_pc_event(cl->p->id, (uint32_t)(pc - 1 - cl->p->code))); \
-            vm_prof_emit_mem(ev_make((kind), (uintptr_t)(addr))); \
+            if (__builtin_expect(vm_prof_needs & PROF_NEED_PC, 0)) \
+                vm_prof_emit_mem_pc(ci, pc - 1, ev_make((kind), (uintptr_t)(addr))); \
+            else \
+                vm_prof_emit_mem(ev_make((kind), (uintptr_t)(addr))); \
         } \
     } while (0)
 /* Heap-access events never wait (vm_prof_emit_mem): room for them is reserved where this

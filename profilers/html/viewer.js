@@ -613,7 +613,9 @@
     });
     if (!rows.length) return;
     var s = section('cachelines', 'Cache misses per source line');
-    s.appendChild(el('p', { cls: 'note', text: rows.length + ' source lines made heap accesses; the table ranks them (a line of an unknown place, "?", had accesses whose instruction was not seen: a sampled burst began between them).' }));
+    var unknown = rows.some(function (r) { return !r.line; });
+    s.appendChild(el('p', { cls: 'note', text: rows.length + ' source lines made heap accesses; the table ranks them' + (unknown ?
+      ' (line "?": accesses whose instruction was not seen, as when a sampled burst began between the two events, or of a function without line information).' : '.') }));
     s.appendChild(sortableTable([
       { key: 'where', label: 'line' }, { key: 'name', label: 'function' }, { key: 'accesses', label: 'accesses', num: true },
       { key: 'l1', label: 'L1 misses', num: true }, { key: 'l1r', label: 'L1 miss rate', num: true, fmt: function (r) { return pct(r.l1, r.accesses); } },

@@ -197,6 +197,12 @@ void vm_prof_emit_mem_slow(VmProfStream *s, uint64_t ev) {
     cab_push_slow(&s->prod, ev);
 }
 
+void vm_prof_emit_mem_pc(const CallInfo *ci, const Instr *ipc, uint64_t ev) {
+    const Proto *p = ci->func->u.lf->p;
+    vm_prof_emit_mem(vm_prof_pc_event(p->id, (uint32_t)(ipc - p->code)));
+    vm_prof_emit_mem(ev);
+}
+
 void vm_prof_lib_pc(const State *S) {
     const CallInfo *ci = S->ci;
     for (;;) {

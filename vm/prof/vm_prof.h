@@ -147,6 +147,12 @@ static inline void vm_prof_emit_mem(uint64_t ev) {
     vm_prof_emit_mem_slow(s, ev);
 }
 
+/* The interpreter's heap access [ev] by instruction [ipc] of Lua frame [ci], after its EV_PC
+ * (PROF_NEED_PC). Out of line: the instrumented loops have dozens of heap-access sites, and
+ * inlining both pushes at each made every instrumented run slower (register pressure in
+ * the loop), with or without EV_PC. */
+void vm_prof_emit_mem_pc(const CallInfo *ci, const Instr *ipc, uint64_t ev) __attribute__((noinline));
+
 /* At a safepoint: make room for the next [n] events that will be pushed before the next
  * safepoint (waiting here, where the collector may run, if the ring is full). */
 static inline void vm_prof_reserve(size_t n) {
