@@ -77,6 +77,14 @@ typedef enum EvKind {
                     back up); never produced otherwise */
     EV_THREAD_END, /* language thread [thread id] ends (its last event): analyses may free
                     what they keep for it; only with PROF_NEED_SYNC */
+    EV_PC,       /* the next event, an EV_LOAD or EV_STORE, is the access of instruction [pc:32]
+                    of Lua function [function id:24] (bits 32..55; 0: the id does not fit):
+                    the instruction being run, or, for accesses made by library code written
+                    in C (PROF_NEED_LIBMEM), the call instruction of the nearest Lua frame.
+                    Immediately before every heap-access event, only with PROF_NEED_PC (and
+                    PROF_NEED_MEM); the interpreter and the JIT emit the same ones. An analysis
+                    seeing a heap access with no EV_PC just before it (a sampled burst began
+                    between them) has no instruction for it */
     EV__COUNT
 } EvKind;
 
@@ -92,6 +100,8 @@ static inline uint32_t ev_path_fid(uint64_t ev) { return (uint32_t)ev & 0xffffff
 static inline uint32_t ev_path_number(uint64_t ev) { return (uint32_t)(ev >> 24); }
 static inline uint32_t ev_site_pc(uint64_t ev) { return (uint32_t)ev; }
 static inline uint32_t ev_site_caller(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
+static inline uint32_t ev_pc_pc(uint64_t ev) { return (uint32_t)ev; }
+static inline uint32_t ev_pc_fid(uint64_t ev) { return (uint32_t)(ev >> 32) & 0xffffffu; }
 /* EV_RATE: the weight of each following event of the stream. */
 static inline uint64_t ev_rate_weight(uint64_t ev) { return UINT64_C(1) << (ev & 63u); }
 #define EV_DEPTH_MAX 0xffffffu  /* deeper frames saturate */

@@ -198,8 +198,9 @@ uint32_t jit_prof_id(Proto *p);
 /* Enqueue the event in rdx into the thread's stream (r14). Uses rax. */
 void jit_emit_enqueue(Comp *c);
 
-/* EV_LOAD / EV_STORE [kind] of the heap address [addr + disp]. Uses rax, rdx. */
-void jit_emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp);
+/* EV_LOAD / EV_STORE [kind] of the heap address [addr + disp] by the instruction at [pc]
+ * (with its EV_PC when PROF_NEED_PC). Uses rax, rdx. */
+void jit_emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp, int pc);
 
 /* cab_reserve's check inline for [bytes] (or, [in_rdx], rdx bytes) of room; else to [slow]. */
 void jit_reserve_check(Comp *c, bool in_rdx, int64_t bytes, int slow);

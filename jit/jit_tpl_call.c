@@ -279,9 +279,15 @@ void tpl_return(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
             /* control back in the caller (rsi: its Proto): vm_prof_frame_room(its Proto)
              * events of 8 bytes, as jit_emit_reserve for a size known only now */
             _Static_assert(VM_PROF_ROOM_PER_INSTR * sizeof(uint64_t) == 1u << 4, "the shift below");
+            _Static_assert(VM_PROF_ROOM_PER_INSTR_PC == 3, "the lea below");
             int back = jit_new_label(a);
             INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
-            INS2(a, SHL, R(RDX), I(4)); /* ncode x VM_PROF_ROOM_PER_INSTR x 8 bytes */
+            if (vm_prof_needs & PROF_NEED_PC) { /* ncode x VM_PROF_ROOM_PER_INSTR_PC x 8 bytes */
+                INS2(a, LEA, R(RDX), MX(RDX, RDX, 2, 0, 8));
+                INS2(a, SHL, R(RDX), I(3));
+            } else {
+                INS2(a, SHL, R(RDX), I(4)); /* ncode x VM_PROF_ROOM_PER_INSTR x 8 bytes */
+            }
             jit_reserve_check(c, true, 0, jit_slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back));
             jit_bind(a, back);
         }

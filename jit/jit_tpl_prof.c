@@ -89,12 +89,24 @@ static void emit_enqueue_as(Comp *c, bool mem) {
 void jit_emit_enqueue(Comp *c) { emit_enqueue_as(c, false); }
 
 /* A heap load or store at [addr + disp] (EV_LOAD / EV_STORE, as MEMEV in the
- * interpreter), while an analysis needs them. Uses rax, rdx. */
-void jit_emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp) {
+ * interpreter) by the instruction at [pc], while an analysis needs them; after its EV_PC
+ * (a constant here) when an analysis needs that too. [addr] may be rax or rdx: the address
+ * is computed first, and kept on the stack (twice, so rsp stays 16-byte aligned for the
+ * slow-call stubs) while the EV_PC is enqueued. Uses rax, rdx. */
+void jit_emit_mem(Comp *c, EvKind kind, ZydisRegister addr, int64_t disp, int pc) {
     if (!jit_prof || !(vm_prof_needs & PROF_NEED_MEM)) return;
-    INS2(&c->a, LEA, R(RDX), M(addr, disp, 8));
+    Asm *a = &c->a;
+    INS2(a, LEA, R(RDX), M(addr, disp, 8));
+    if (vm_prof_needs & PROF_NEED_PC) {
+        INS1(a, PUSH, R(RDX));
+        INS1(a, PUSH, R(RDX));
+        load_imm64(c, RDX, vm_prof_pc_event(c->fid, (uint32_t)pc));
+        emit_enqueue_as(c, true);
+        INS1(a, POP, R(RDX));
+        INS1(a, POP, R(RDX));
+    }
     load_imm64(c, RAX, ev_make(kind, 0));
-    INS2(&c->a, OR, R(RDX), R(RAX));
+    INS2(a, OR, R(RDX), R(RAX));
     emit_enqueue_as(c, true);
 }
 

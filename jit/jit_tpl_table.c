@@ -127,7 +127,7 @@ static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegiste
         }
     }
     jit_bind(a, store);
-    jit_emit_mem(c, EV_LOAD, slot, 0);
+    jit_emit_mem(c, EV_LOAD, slot, 0, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
 }
 
@@ -148,10 +148,10 @@ void tpl_upval(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     upval_ptr(c, pc, (int)vm_b(i), RCX);
     if (vm_op(i) == OP_GETUPVAL) {
         INS2(a, MOVDQA, R(XMM0), M(RCX, 0, 16));
-        jit_emit_mem(c, EV_LOAD, RCX, 0);
+        jit_emit_mem(c, EV_LOAD, RCX, 0, pc);
         INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
     } else {
-        jit_emit_mem(c, EV_STORE, RCX, 0);
+        jit_emit_mem(c, EV_STORE, RCX, 0, pc);
         INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
         INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
     }
@@ -241,7 +241,7 @@ void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
     JMP(a, JNZ, STEP(c, pc));
     jit_bind(a, store);
-    jit_emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v));
+    jit_emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v), pc);
     load_rkc(c, i);
     INS2(a, MOVDQA, M(RCX, offsetof(TabArr, v), 16), R(XMM0));
 }
@@ -340,7 +340,7 @@ void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     JMP(a, JZ, newkey_rdi);
     jit_bind(a, got);
     INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
-    jit_emit_mem(c, EV_STORE, RCX, 0);
+    jit_emit_mem(c, EV_STORE, RCX, 0, pc);
     load_rkc(c, i);
     INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
     JMP(a, JMP, end);

@@ -53,6 +53,11 @@ typedef int (*ProfDecodePathFn)(uint32_t id, uint32_t path, ProfPath *out, void 
 typedef struct ProfSource {
     const char *file;
     int first, last;
+    /* The source line of each of the function's [ncode] instructions (indexed by pc, as
+     * EV_PC and EV_SITE give them), when an analysis of the run needs them (PROF_NEED_PC);
+     * else NULL and 0. Line 0: no line information. */
+    const int32_t *lines;
+    uint32_t ncode;
 } ProfSource;
 typedef int (*ProfSourceFn)(uint32_t id, ProfSource *out, void *ctx);
 
@@ -88,6 +93,8 @@ typedef struct ProfReportOpts {
                                  ipairs: the slots; string.byte: the bytes returned): more
                                  EV_LOADs, which another analysis enabled in the same run
                                  (cachesim) then sees as well */
+#define PROF_NEED_PC 512u    /* the instruction of each heap access (EV_PC before every
+                                EV_LOAD / EV_STORE), and ProfSource.lines at report time */
 
 /* One state per event stream: a stream is what one producer emits (a native language
  * thread, or a carrier with the green threads it runs, told apart by EV_THREAD events).
@@ -115,7 +122,8 @@ typedef struct ProfAnalysis {
  *   methodcount  calls per function                      text json callgrind pprof
  *   callgraph    caller -> callee edges with call sites   text json callgrind pprof
  *   calltree     calling context tree; depth-two patterns text json folded pprof
- *   cachesim     L1/L2 cache simulation of heap accesses  text json pprof
+ *   cachesim     L1/L2 cache simulation of heap accesses, text json annotate callgrind
+ *                per function and per source line          pprof
  *   pathprof     Ball-Larus paths, decoded to blocks/lines text json annotate pprof
  *   inputsize    cost against input size (RMS, TRMS) per    text json
  *                function, with a fitted cost model
@@ -128,7 +136,7 @@ typedef struct ProfAnalysis {
  *                labelled with the thread ("[C]" nodes are frames, not samples)
  *   callgraph    "edge_calls": a sample per edge, stack [callee, caller]
  *   methodcount  "function_calls": a sample per function, stack [function]
- *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per function
+ *   cachesim     "accesses", "l1_misses", "l2_misses": a sample per (function, line)
  *   pathprof     "line_entries": a sample per (function, line), the annotate counts
  * html is not an analysis's format: the runtime calls prof_html_report for all of them at
  * once. */
@@ -194,9 +202,9 @@ typedef struct ProfRunFacts {
 
 /* Writes one self-contained HTML page to [out] for the [n] analyses [an] with their merged
  * states [st]: each analysis's JSON report (whatever [o]->format says), [run], the names and
- * places of the function ids [o]->fsource knows (dense from 1) and, when pathprof ran, the
- * source files they came from (read now), with the viewer that draws them. Nothing in the
- * page refers to anything outside it. Returns 0, or -1 if writing failed. */
+ * places of the function ids [o]->fsource knows (dense from 1) and, when pathprof or
+ * cachesim ran, the source files they came from (read now), with the viewer that draws them.
+ * Nothing in the page refers to anything outside it. Returns 0, or -1 if writing failed. */
 int prof_html_report(FILE *out, const ProfAnalysis *const *an, void *const *st, int n, const ProfReportOpts *o,
                      const ProfRunFacts *run);
 

@@ -1,7 +1,9 @@
 /* prof_cachesim.c: cache simulation (CAB paper 5.2, like Pin's dcache): the heap loads and
  * stores (EV_LOAD, EV_STORE) run through a set-associative L1 and L2; the report gives
- * hits, misses and miss rates per level and the misses of each function. Reports: text,
- * json, pprof (per function: "accesses", "l1_misses", "l2_misses").
+ * hits, misses and miss rates per level and the accesses and misses of each function and of
+ * each of its source lines. Reports: text, json, annotate (the source of the functions with
+ * most misses, per line), callgrind (per line), pprof (a sample per (function, line):
+ * "accesses", "l1_misses", "l2_misses").
  *
  * Model. Defaults as the paper: L1 32 KB 4-way, L2 512 KB 8-way, 64-byte lines, inclusive,
  * FIFO replacement; geometry and policy (fifo | lru) are set by prof_cachesim_configure.
@@ -17,13 +19,24 @@
  *     run on one core). No coherence between streams is modelled: a line written by one
  *     thread stays valid in another's cache. At the end the states' counts are summed
  *     (merge); the cache contents are not merged.
- *   - The current function, charged with the misses, is the top of the current thread's
- *     shadow stack, kept from EV_CALL (a call at depth d ends the frames at depth >= d) and
- *     EV_RETURN (the frame at depth d returns: frames at depth >= d end). Accesses made
- *     while C code runs count for the Lua function below it; before any call, for
- *     "[none]".
+ *   - Who is charged: the instruction that made the access, from the EV_PC just before it
+ *     (PROF_NEED_PC): its function and its pc, kept as a (function, pc) pair and turned into
+ *     a source line at report time (ProfSource.lines), so per-line counts cost the hot path
+ *     an array index, not a line lookup. Library code in C charges the call instruction of
+ *     the nearest Lua frame. An access with no EV_PC before it (a sampled burst began
+ *     between them, or a function id too large for EV_PC) is charged to the top of the
+ *     current thread's shadow stack, kept from EV_CALL (a call at depth d ends the frames at
+ *     depth >= d) and EV_RETURN (the frame at depth d returns: frames at depth >= d end),
+ *     at an unknown line; before any call, to "[none]".
+ *   - Invariant: every access counted for a function is counted for exactly one of its
+ *     (pc) entries, so the per-line counts of a function sum to its per-function counts
+ *     (the unknown line included); both merge by addition, so concurrent, sequential and
+ *     sharded analyses give the same numbers.
  *
- * Hot path: one set scan per access (plus the L2 set on an L1 miss); no allocation. */
+ * Hot path: one set scan per access (plus the L2 set on an L1 miss), and the (function, pc)
+ * counts found by two indexings (per function, a dense array by pc); no allocation once
+ * every pc is seen. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +53,9 @@
 #define ADDR_MASK ((UINT64_C(1) << 48) - 1)
 #define MAX_SIZE (UINT64_C(1) << 30) /* 1 GiB per level: 16M ways of 16 bytes */
 #define REPORT_TOP 30 /* functions listed in the text report */
+#define LINES_TOP 20  /* lines listed in the text report */
+#define ANNOTATE_TOP 10 /* functions whose source the annotate report shows */
+#define PC_MAX (1u << 24) /* larger pcs (none in practice) count as unknown */
 
 typedef struct Geom {
     uint64_t size; /* bytes */
@@ -70,6 +86,21 @@ typedef struct FnCount {
     uint64_t accesses, l1_misses, l2_misses;
 } FnCount;
 
+/* One function's counts per instruction: at[pc] for the pcs below n (dense: a function's pcs
+ * are small and most of those making heap accesses are seen), and the accesses whose
+ * instruction is unknown. */
+typedef struct FnPcs {
+    FnCount *at; /* owned; [n] */
+    size_t n;
+    FnCount unknown;
+} FnPcs;
+
+static void fn_add(FnCount *into, const FnCount *c) {
+    into->accesses += c->accesses;
+    into->l1_misses += c->l1_misses;
+    into->l2_misses += c->l2_misses;
+}
+
 typedef struct Frame {
     uint32_t fid, depth;
 } Frame;
@@ -92,6 +123,13 @@ typedef struct CacheSim {
     ProfThreads th;
     Thread *threads; /* owned */
     size_t threads_cap;
+    FnPcs *pcs;           /* owned; pcs[slot] for fn[slot]; [pcs_cap] >= fn_cap */
+    size_t pcs_cap;
+    /* An EV_PC came just before: the next access is charged to these (pointers into fn and
+     * pcs, which cannot move before that access: only EV_PC, calls, returns, thread
+     * switches and merges grow them, and every event but an access drops them). */
+    int pending;
+    FnCount *pend_fn, *pend_pc;
 } CacheSim;
 
 /* ---------------------------------------------------------------------- */
@@ -150,6 +188,12 @@ fail:
 
 static void cs_close(void *st);
 
+/* Room for function slots below [need] in fn and pcs alike. */
+static void grow_fn(CacheSim *cs, size_t need) {
+    prof_grow((void **)&cs->fn, &cs->fn_cap, need, sizeof(FnCount), WHO);
+    prof_grow((void **)&cs->pcs, &cs->pcs_cap, cs->fn_cap, sizeof(FnPcs), WHO);
+}
+
 static void *cs_open(void) {
     CacheSim *cs = calloc(1, sizeof *cs);
     if (cs == NULL) return NULL;
@@ -167,7 +211,7 @@ static void *cs_open(void) {
         for (uint64_t w = 0; w < lines; w++) l->ways[w] = (Way){INVALID, 0};
     }
     cs->th.cur = PROF_MAP_NONE;
-    prof_grow((void **)&cs->fn, &cs->fn_cap, 256, sizeof(FnCount), WHO);
+    grow_fn(cs, 256);
     return cs;
 }
 
@@ -194,17 +238,17 @@ static inline Way *victim(Way *set, uint32_t n) {
 static inline Way *set_of(Level *l, uint64_t line) { return l->ways + (line & l->set_mask) * l->nways; }
 
 /* L1 missed [line] (in L1 set [s1]): look in L2, fill L2 if needed (evicting from L1 what
- * L2 evicts), then fill L1. */
-static void miss(CacheSim *cs, uint64_t line, Way *s1, FnCount *fc) {
+ * L2 evicts), then fill L1. Returns 1 if L2 missed too. */
+static int miss(CacheSim *cs, uint64_t line, Way *s1) {
     Level *l1 = &cs->l[0], *l2 = &cs->l[1];
     Way *s2 = set_of(l2, line);
     Way *w = find(s2, l2->nways, line);
+    int l2miss = w == NULL;
     if (w != NULL) {
         l2->hits++;
         if (cs->cfg.lru) w->stamp = ++cs->clock;
     } else {
         l2->misses++;
-        fc->l2_misses++;
         w = victim(s2, l2->nways);
         if (w->line != INVALID) {
             l2->evictions++;
@@ -219,14 +263,30 @@ static void miss(CacheSim *cs, uint64_t line, Way *s1, FnCount *fc) {
     w = victim(s1, l1->nways);
     if (w->line != INVALID) l1->evictions++;
     *w = (Way){line, ++cs->clock};
+    return l2miss;
 }
 
-/* Returns 1 if the access was this state's (always, unless sharded). */
-static inline int access_line(CacheSim *cs, uint64_t addr) {
+/* Room for pc in [fp]. */
+static __attribute__((noinline)) void grow_pcs(FnPcs *fp, size_t pc) {
+    prof_grow((void **)&fp->at, &fp->n, pc + 1, sizeof(FnCount), WHO);
+}
+
+/* Returns 1 if the access was this state's (always, unless sharded). It is charged to the
+ * pending EV_PC's instruction, else to the current function at an unknown line. */
+static inline __attribute__((always_inline)) int access_line(CacheSim *cs, uint64_t addr) {
+    FnCount *fc, *pcc;
+    if (cs->pending) {
+        cs->pending = 0;
+        fc = cs->pend_fn;
+        pcc = cs->pend_pc;
+    } else {
+        fc = &cs->fn[cs->cur];
+        pcc = &cs->pcs[cs->cur].unknown;
+    }
     uint64_t line = (addr & ADDR_MASK) >> LINE_SHIFT;
     if ((line & cs->shard_mask) != cs->shard) return 0; /* another shard's sets */
-    FnCount *fc = &cs->fn[cs->cur];
     fc->accesses++;
+    pcc->accesses++;
     Level *l1 = &cs->l[0];
     Way *s1 = set_of(l1, line);
     Way *w = find(s1, l1->nways, line);
@@ -237,8 +297,34 @@ static inline int access_line(CacheSim *cs, uint64_t addr) {
     }
     l1->misses++;
     fc->l1_misses++;
-    miss(cs, line, s1, fc);
+    pcc->l1_misses++;
+    if (miss(cs, line, s1)) {
+        fc->l2_misses++;
+        pcc->l2_misses++;
+    }
     return 1;
+}
+
+/* EV_PC: the next access is instruction [pc] of function [fid] (0: unknown, then the
+ * shadow stack's function is charged, at an unknown line). A pc beyond PC_MAX (none is:
+ * bytecode is far shorter) is counted as unknown rather than given a huge array. */
+static inline void on_pc(CacheSim *cs, uint32_t fid, uint32_t pc) {
+    if (fid == 0) return;
+    size_t slot = (size_t)fid + 1;
+    if (slot >= cs->fn_cap) grow_fn(cs, slot + 1);
+    FnPcs *fp = &cs->pcs[slot];
+    if (pc >= fp->n) {
+        if (pc > PC_MAX) {
+            cs->pending = 1;
+            cs->pend_fn = &cs->fn[slot];
+            cs->pend_pc = &fp->unknown;
+            return;
+        }
+        grow_pcs(fp, pc);
+    }
+    cs->pending = 1;
+    cs->pend_fn = &cs->fn[slot];
+    cs->pend_pc = &fp->at[pc];
 }
 
 /* ---------------------------------------------------------------------- */
@@ -260,7 +346,7 @@ static inline Thread *cur_thread(CacheSim *cs) {
 /* Makes the top of [t] the current function. */
 static inline void set_cur(CacheSim *cs, const Thread *t) {
     size_t slot = t->len ? (size_t)t->stack[t->len - 1].fid + 1 : 0;
-    if (slot >= cs->fn_cap) prof_grow((void **)&cs->fn, &cs->fn_cap, slot + 1, sizeof(FnCount), WHO);
+    if (slot >= cs->fn_cap) grow_fn(cs, slot + 1);
     cs->cur = slot;
 }
 
@@ -286,7 +372,11 @@ static void cs_consume(void *st, const uint64_t *ev, size_t n) {
     CacheSim *cs = st;
     for (size_t i = 0; i < n; i++) {
         uint64_t e = ev[i];
-        switch (ev_kind(e)) {
+        EvKind k = ev_kind(e);
+        /* An EV_PC belongs to the event right after it, which must be a heap access: any
+         * other event (EV_GAP at a sampled burst's start) drops it. */
+        if (k != EV_LOAD && k != EV_STORE) cs->pending = 0;
+        switch (k) {
         case EV_LOAD:
             cs->loads += access_line(cs, ev_payload(e));
             break;
@@ -300,6 +390,7 @@ static void cs_consume(void *st, const uint64_t *ev, size_t n) {
             cs->th.cur = thread_index(cs, ev_payload(e));
             set_cur(cs, &cs->threads[cs->th.cur]);
             break;
+        case EV_PC: on_pc(cs, ev_pc_fid(e), ev_pc_pc(e)); break;
         default: break;
         }
     }
@@ -316,11 +407,15 @@ static void cs_merge(void *into, void *from) {
     a->loads += b->loads;
     a->stores += b->stores;
     a->back_inval += b->back_inval;
-    prof_grow((void **)&a->fn, &a->fn_cap, b->fn_cap, sizeof(FnCount), WHO);
+    grow_fn(a, b->fn_cap);
+    a->pending = 0; /* its pointers may have moved (a merged state consumes no more) */
     for (size_t f = 0; f < b->fn_cap; f++) {
-        a->fn[f].accesses += b->fn[f].accesses;
-        a->fn[f].l1_misses += b->fn[f].l1_misses;
-        a->fn[f].l2_misses += b->fn[f].l2_misses;
+        fn_add(&a->fn[f], &b->fn[f]);
+        const FnPcs *bp = &b->pcs[f];
+        FnPcs *ap = &a->pcs[f];
+        fn_add(&ap->unknown, &bp->unknown);
+        if (bp->n > ap->n) grow_pcs(ap, bp->n - 1);
+        for (size_t pc = 0; pc < bp->n; pc++) fn_add(&ap->at[pc], &bp->at[pc]);
     }
 }
 
@@ -328,16 +423,106 @@ static void cs_merge(void *into, void *from) {
 /* Reports                                                                */
 /* ---------------------------------------------------------------------- */
 
+/* A function's row: its counts, name, and its lines (a range of the report's Line array). */
 typedef struct Row {
     const FnCount *c;
     const char *name;
+    uint32_t slot;           /* fid + 1; 0: "[none]" */
+    size_t line0, nlines;    /* its lines: Report.lines[line0 .. + nlines), by line */
 } Row;
+
+/* One source line of one function (line 0: unknown). */
+typedef struct Line {
+    uint32_t slot, line;
+    FnCount c;
+} Line;
+
+/* What every report format draws from: the functions and their lines. */
+typedef struct Report {
+    Row *rows; /* most L1 misses first (row_cmp) */
+    size_t nrows;
+    Line *lines; /* by function slot, then line */
+    size_t nlines;
+} Report;
 
 static int row_cmp(const void *pa, const void *pb) {
     const Row *x = pa, *y = pb;
     if (x->c->l1_misses != y->c->l1_misses) return x->c->l1_misses > y->c->l1_misses ? -1 : 1;
     if (x->c->accesses != y->c->accesses) return x->c->accesses > y->c->accesses ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+static int line_cmp(const void *pa, const void *pb) {
+    const Line *x = pa, *y = pb;
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Most L1 misses first, then accesses, then by place. */
+static int line_hot_cmp(const void *pa, const void *pb) {
+    const Line *x = *(Line *const *)pa, *y = *(Line *const *)pb;
+    if (x->c.l1_misses != y->c.l1_misses) return x->c.l1_misses > y->c.l1_misses ? -1 : 1;
+    if (x->c.accesses != y->c.accesses) return x->c.accesses > y->c.accesses ? -1 : 1;
+    return line_cmp(x, y);
+}
+
+/* The source line of [pc] in [src] (its function's; NULL: unknown), 0 when unknown. */
+static uint32_t pc_line(const ProfSource *src, size_t pc) {
+    return src != NULL && src->lines != NULL && pc < src->ncode && src->lines[pc] > 0 ? (uint32_t)src->lines[pc] : 0;
+}
+
+/* Adds [c] to the line [line] of function slot [slot] in [r] (through [at]). */
+static void line_add(Report *r, ProfMap *at, uint32_t slot, uint32_t line, const FnCount *c) {
+    if (c->accesses == 0) return;
+    uint64_t key = (uint64_t)slot << 32 | line;
+    uint32_t k = prof_map_get(at, key);
+    if (k == PROF_MAP_NONE) {
+        k = (uint32_t)r->nlines++;
+        r->lines[k] = (Line){slot, line, {0, 0, 0}};
+        prof_map_put(at, key, k, WHO);
+    }
+    fn_add(&r->lines[k].c, c);
+}
+
+/* Builds [r] from [cs]: the functions with accesses, and the (function, pc) counts summed
+ * per (function, line). Returns 0, or -1 if memory ran out. */
+static int report_build(const CacheSim *cs, const ProfReportOpts *o, Report *r) {
+    memset(r, 0, sizeof *r);
+    size_t n = 0, npc = 0;
+    for (size_t f = 0; f < cs->fn_cap; f++) {
+        n += cs->fn[f].accesses != 0;
+        npc += cs->pcs[f].unknown.accesses != 0;
+        for (size_t pc = 0; pc < cs->pcs[f].n; pc++) npc += cs->pcs[f].at[pc].accesses != 0;
+    }
+    r->rows = malloc((n ? n : 1) * sizeof *r->rows);
+    r->lines = malloc((npc ? npc : 1) * sizeof *r->lines);
+    if (r->rows == NULL || r->lines == NULL) return -1;
+    ProfMap at = {0}; /* slot << 32 | line -> index in lines */
+    for (size_t f = 0; f < cs->fn_cap; f++) {
+        const FnPcs *fp = &cs->pcs[f];
+        ProfSource src = {NULL, 0, 0, NULL, 0};
+        int have = f != 0 && fp->n && o->fsource != NULL && o->fsource((uint32_t)(f - 1), &src, o->ctx) == 0;
+        line_add(r, &at, (uint32_t)f, 0, &fp->unknown);
+        for (size_t pc = 0; pc < fp->n; pc++) line_add(r, &at, (uint32_t)f, pc_line(have ? &src : NULL, pc), &fp->at[pc]);
+    }
+    prof_map_free(&at);
+    qsort(r->lines, r->nlines, sizeof *r->lines, line_cmp);
+    size_t l = 0;
+    for (size_t f = 0; f < cs->fn_cap; f++) {
+        if (cs->fn[f].accesses == 0) continue;
+        while (l < r->nlines && r->lines[l].slot < f) l++;
+        size_t l0 = l;
+        while (l < r->nlines && r->lines[l].slot == f) l++;
+        r->rows[r->nrows++] =
+            (Row){&cs->fn[f], f ? o->fname((uint32_t)(f - 1), o->ctx) : "[none]", (uint32_t)f, l0, l - l0};
+    }
+    qsort(r->rows, r->nrows, sizeof *r->rows, row_cmp);
+    return 0;
+}
+
+static void report_free(Report *r) {
+    free(r->rows);
+    free(r->lines);
 }
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
@@ -349,7 +534,40 @@ static void size_text(char *buf, size_t n, uint64_t size) {
     else snprintf(buf, n, "%" PRIu64 " bytes", size);
 }
 
-static void report_text(const CacheSim *cs, const Row *rows, size_t nrows, FILE *out, const ProfReportOpts *o) {
+/* The file of function slot [slot] ("?" when unknown). */
+static const char *slot_file(uint32_t slot, const ProfReportOpts *o) {
+    ProfSource src = {NULL, 0, 0, NULL, 0};
+    if (slot == 0 || o->fsource == NULL || o->fsource(slot - 1, &src, o->ctx) != 0 || src.file == NULL) return "?";
+    return src.file;
+}
+
+/* The text report's hottest lines: up to LINES_TOP lines with L1 misses, most first. */
+static void text_lines(const Report *r, FILE *out, const ProfReportOpts *o) {
+    Line **hot = malloc((r->nlines ? r->nlines : 1) * sizeof *hot);
+    if (hot == NULL) return;
+    size_t n = 0;
+    for (size_t l = 0; l < r->nlines; l++)
+        if (r->lines[l].c.l1_misses) hot[n++] = &r->lines[l];
+    qsort(hot, n, sizeof *hot, line_hot_cmp);
+    fprintf(out, "misses per source line (most L1 misses first):\n");
+    fprintf(out, "%14s %14s %14s %10s  %s\n", "L1 misses", "L2 misses", "accesses", "L1 rate", "line");
+    for (size_t i = 0; i < n && i < LINES_TOP; i++) {
+        const Line *ln = hot[i];
+        char where[32];
+        if (ln->line) snprintf(where, sizeof where, "%" PRIu32, ln->line);
+        else snprintf(where, sizeof where, "?");
+        fprintf(out, "%14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %9.4f%%  %s:%s in %s\n", prof_est(ln->c.l1_misses, o),
+                prof_est(ln->c.l2_misses, o), prof_est(ln->c.accesses, o),
+                100.0 * ratio(ln->c.l1_misses, ln->c.accesses), slot_file(ln->slot, o), where,
+                ln->slot ? o->fname(ln->slot - 1, o->ctx) : "[none]");
+    }
+    if (n > LINES_TOP) fprintf(out, "  (%zu more lines with misses)\n", n - LINES_TOP);
+    free(hot);
+}
+
+static void report_text(const CacheSim *cs, const Report *r, FILE *out, const ProfReportOpts *o) {
+    const Row *rows = r->rows;
+    size_t nrows = r->nrows;
     uint64_t acc = cs->loads + cs->stores;
     char s1[32], s2[32];
     size_text(s1, sizeof s1, cs->cfg.g[0].size);
@@ -378,15 +596,12 @@ static void report_text(const CacheSim *cs, const Row *rows, size_t nrows, FILE 
     }
     if (nrows > REPORT_TOP) {
         FnCount rest = {0, 0, 0};
-        for (size_t i = REPORT_TOP; i < nrows; i++) {
-            rest.accesses += rows[i].c->accesses;
-            rest.l1_misses += rows[i].c->l1_misses;
-            rest.l2_misses += rows[i].c->l2_misses;
-        }
+        for (size_t i = REPORT_TOP; i < nrows; i++) fn_add(&rest, rows[i].c);
         fprintf(out, "%14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %9.4f%%  (%zu more functions)\n",
                 prof_est(rest.l1_misses, o), prof_est(rest.l2_misses, o), prof_est(rest.accesses, o),
                 100.0 * ratio(rest.l1_misses, rest.accesses), nrows - REPORT_TOP);
     }
+    text_lines(r, out, o);
 }
 
 static void level_json(FILE *out, const char *name, const CacheSim *cs, int i) {
@@ -400,8 +615,10 @@ static void level_json(FILE *out, const char *name, const CacheSim *cs, int i) {
 
 /* {..., "line_bytes", "policy", "inclusive", "accesses", "loads", "stores",
  *  "l1": {size, ways, sets, hits, misses, miss_rate (local), evictions}, "l2": {...},
- *  "back_invalidations", "functions": [{"function", "accesses", "l1_misses", "l2_misses"}]} */
-static void report_json(const CacheSim *cs, const Row *rows, size_t nrows, FILE *out, const ProfReportOpts *o) {
+ *  "back_invalidations", "functions": [{"function", "id", "accesses", "l1_misses",
+ *  "l2_misses", "lines": [{"line", "accesses", "l1_misses", "l2_misses"}]}]}
+ * (lines by line number; line 0: unknown; a function's lines sum to its counts) */
+static void report_json(const CacheSim *cs, const Report *r, FILE *out, const ProfReportOpts *o) {
     prof_json_begin(out, "cachesim", o);
     fprintf(out, ",\"line_bytes\":%u,\"policy\":\"%s\",\"inclusive\":true,\"accesses\":%" PRIu64 ",\"loads\":%" PRIu64
                  ",\"stores\":%" PRIu64,
@@ -409,58 +626,134 @@ static void report_json(const CacheSim *cs, const Row *rows, size_t nrows, FILE 
     level_json(out, "l1", cs, 0);
     level_json(out, "l2", cs, 1);
     fprintf(out, ",\"back_invalidations\":%" PRIu64 ",\"functions\":[", cs->back_inval);
-    for (size_t i = 0; i < nrows; i++) {
+    for (size_t i = 0; i < r->nrows; i++) {
+        const Row *row = &r->rows[i];
         fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
-        prof_json_str(out, rows[i].name);
-        fprintf(out, ",\"accesses\":%" PRIu64 ",\"l1_misses\":%" PRIu64 ",\"l2_misses\":%" PRIu64 "}",
-                rows[i].c->accesses, rows[i].c->l1_misses, rows[i].c->l2_misses);
+        prof_json_str(out, row->name);
+        fprintf(out, ",\"id\":%" PRIu32 ",\"accesses\":%" PRIu64 ",\"l1_misses\":%" PRIu64 ",\"l2_misses\":%" PRIu64
+                     ",\"lines\":[",
+                row->slot ? row->slot - 1 : 0, row->c->accesses, row->c->l1_misses, row->c->l2_misses);
+        for (size_t l = 0; l < row->nlines; l++) {
+            const Line *ln = &r->lines[row->line0 + l];
+            fprintf(out, "%s{\"line\":%" PRIu32 ",\"accesses\":%" PRIu64 ",\"l1_misses\":%" PRIu64
+                         ",\"l2_misses\":%" PRIu64 "}",
+                    l ? "," : "", ln->line, ln->c.accesses, ln->c.l1_misses, ln->c.l2_misses);
+        }
+        fputs("]}", out);
     }
     fputs("]}\n", out);
 }
 
-typedef struct PprofArg {
-    const Row *rows;
-    size_t n;
-} PprofArg;
+/* Annotate: the ANNOTATE_TOP functions with most L1 misses (and any accesses), each with its
+ * source, a line's accesses and misses beside it ("." for none), as callgrind_annotate. */
+static void annotate_function(FILE *out, const Row *row, const Report *r, const ProfReportOpts *o, uint64_t l1_total) {
+    const FnCount *c = row->c;
+    fprintf(out, "\n-- %s: %" PRIu64 " accesses, %" PRIu64 " L1 misses (%.2f%% of all), %" PRIu64 " L2 misses\n",
+            row->name, prof_est(c->accesses, o), prof_est(c->l1_misses, o), 100.0 * ratio(c->l1_misses, l1_total),
+            prof_est(c->l2_misses, o));
+    ProfSource src = {NULL, 0, 0, NULL, 0};
+    int have = row->slot != 0 && o->fsource != NULL && o->fsource(row->slot - 1, &src, o->ctx) == 0 && src.file;
+    size_t nsrc = 0;
+    char **text = have ? prof_read_lines(src.file, &nsrc, WHO) : NULL;
+    if (!have) fputs("   (no source file: the chunk was not loaded from a file)\n", out);
+    else if (text == NULL) fprintf(out, "   (source %s not readable: %s)\n", src.file, strerror(errno));
+    const Line *ln = r->lines + row->line0;
+    size_t n = row->nlines, i = 0;
+    fprintf(out, "%12s %12s %12s %6s\n", "accesses", "L1 misses", "L2 misses", "line");
+    for (; i < n && ln[i].line == 0; i++) /* line 0 sorts first */
+        fprintf(out, "%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6s   (no instruction or no line information)\n",
+                prof_est(ln[i].c.accesses, o), prof_est(ln[i].c.l1_misses, o), prof_est(ln[i].c.l2_misses, o), "?");
+    if (text != NULL) {
+        int first = src.first > 0 ? src.first : 1;
+        int last = src.first > 0 ? src.last : (int)nsrc;
+        if (last > (int)nsrc) last = (int)nsrc;
+        for (int l = first; l <= last; l++) {
+            for (; i < n && ln[i].line < (uint32_t)l; i++) /* before the function (none expected) */
+                fprintf(out, "%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu32 "   (outside the function)\n",
+                        prof_est(ln[i].c.accesses, o), prof_est(ln[i].c.l1_misses, o), prof_est(ln[i].c.l2_misses, o),
+                        ln[i].line);
+            if (i < n && ln[i].line == (uint32_t)l) {
+                fprintf(out, "%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6d  %s\n", prof_est(ln[i].c.accesses, o),
+                        prof_est(ln[i].c.l1_misses, o), prof_est(ln[i].c.l2_misses, o), l, text[l - 1]);
+                i++;
+            } else {
+                fprintf(out, "%12s %12s %12s %6d  %s\n", ".", ".", ".", l, text[l - 1]);
+            }
+        }
+        prof_free_lines(text, nsrc);
+    }
+    for (; i < n; i++)
+        fprintf(out, "%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu32 "%s\n", prof_est(ln[i].c.accesses, o),
+                prof_est(ln[i].c.l1_misses, o), prof_est(ln[i].c.l2_misses, o), ln[i].line,
+                text != NULL ? "   (outside the function)" : "");
+}
 
-/* pprof: three sample types, and per function one sample in each (its stack: the function
- * alone, "[none]" for accesses before any call). */
+static void report_annotate(const CacheSim *cs, const Report *r, FILE *out, const ProfReportOpts *o) {
+    uint64_t l1_total = cs->l[0].misses;
+    fprintf(out, "cachesim annotate: %" PRIu64 " accesses, %" PRIu64 " L1 misses, %" PRIu64
+                 " L2 misses; the %d functions with most L1 misses, their source with each line's accesses and "
+                 "misses\n",
+            prof_est(cs->loads + cs->stores, o), prof_est(l1_total, o), prof_est(cs->l[1].misses, o), ANNOTATE_TOP);
+    prof_text_notes(out, o);
+    for (size_t i = 0; i < r->nrows && i < ANNOTATE_TOP; i++) annotate_function(out, &r->rows[i], r, o, l1_total);
+}
+
+/* Callgrind: three events per source line of each function (fl=/fn= from its display name,
+ * as methodcount's), so callgrind_annotate and KCachegrind show misses per line. */
+static void report_callgrind(const CacheSim *cs, const Report *r, FILE *out, const ProfReportOpts *o) {
+    uint64_t tot[3] = {prof_est(cs->loads + cs->stores, o), prof_est(cs->l[0].misses, o), prof_est(cs->l[1].misses, o)};
+    prof_cg_header_events(out, "cachesim", o, "Acc D1m DLm", tot, 3);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const Row *row = &r->rows[i];
+        prof_cg_fn(out, "", row->name);
+        for (size_t l = 0; l < row->nlines; l++) {
+            const Line *ln = &r->lines[row->line0 + l];
+            fprintf(out, "%" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", ln->line, prof_est(ln->c.accesses, o),
+                    prof_est(ln->c.l1_misses, o), prof_est(ln->c.l2_misses, o));
+        }
+        fputc('\n', out);
+    }
+}
+
+/* pprof: three sample types, and per (function, line) one sample in each (its stack: that
+ * location alone, "[none]" for accesses before any call; line 0: unknown). */
 static int add_pprof(ProfPprof *b, void *arg, const ProfReportOpts *o) {
-    const PprofArg *pa = arg;
+    const Report *r = arg;
     uint32_t acc = prof_pprof_type(b, "accesses", "count");
     uint32_t l1 = prof_pprof_type(b, "l1_misses", "count");
     uint32_t l2 = prof_pprof_type(b, "l2_misses", "count");
-    for (size_t i = 0; i < pa->n; i++) {
-        const FnCount *c = pa->rows[i].c;
-        uint64_t loc = prof_pprof_frame(b, pa->rows[i].name, 0);
-        prof_pprof_sample(b, &loc, 1, acc, prof_est(c->accesses, o), PROF_PPROF_NO_THREAD);
-        prof_pprof_sample(b, &loc, 1, l1, prof_est(c->l1_misses, o), PROF_PPROF_NO_THREAD);
-        prof_pprof_sample(b, &loc, 1, l2, prof_est(c->l2_misses, o), PROF_PPROF_NO_THREAD);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const Row *row = &r->rows[i];
+        for (size_t l = 0; l < row->nlines; l++) {
+            const Line *ln = &r->lines[row->line0 + l];
+            uint64_t loc = prof_pprof_frame(b, row->name, ln->line);
+            prof_pprof_sample(b, &loc, 1, acc, prof_est(ln->c.accesses, o), PROF_PPROF_NO_THREAD);
+            prof_pprof_sample(b, &loc, 1, l1, prof_est(ln->c.l1_misses, o), PROF_PPROF_NO_THREAD);
+            prof_pprof_sample(b, &loc, 1, l2, prof_est(ln->c.l2_misses, o), PROF_PPROF_NO_THREAD);
+        }
     }
     return 0;
 }
 
 static int cs_report(void *st, FILE *out, const ProfReportOpts *o) {
     CacheSim *cs = st;
-    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_PPROF) return -2;
-    size_t n = 0;
-    for (size_t f = 0; f < cs->fn_cap; f++) n += cs->fn[f].accesses != 0;
-    Row *rows = malloc((n ? n : 1) * sizeof *rows);
-    if (rows == NULL) return -1;
-    n = 0;
-    for (size_t f = 0; f < cs->fn_cap; f++)
-        if (cs->fn[f].accesses) rows[n++] = (Row){&cs->fn[f], f ? o->fname((uint32_t)(f - 1), o->ctx) : "[none]"};
-    qsort(rows, n, sizeof *rows, row_cmp);
-    int rc = 0;
-    if (o->format == PROF_PPROF) {
-        PprofArg pa = {rows, n};
-        rc = prof_pprof_report(out, o, add_pprof, &pa);
-    } else if (o->format == PROF_TEXT) {
-        report_text(cs, rows, n, out, o);
-    } else {
-        report_json(cs, rows, n, out, o);
+    if (o->format != PROF_TEXT && o->format != PROF_JSON && o->format != PROF_PPROF && o->format != PROF_ANNOTATE &&
+        o->format != PROF_CALLGRIND)
+        return -2;
+    Report r;
+    if (report_build(cs, o, &r) != 0) {
+        report_free(&r);
+        return -1;
     }
-    free(rows);
+    int rc = 0;
+    switch (o->format) {
+    case PROF_PPROF: rc = prof_pprof_report(out, o, add_pprof, &r); break;
+    case PROF_TEXT: report_text(cs, &r, out, o); break;
+    case PROF_ANNOTATE: report_annotate(cs, &r, out, o); break;
+    case PROF_CALLGRIND: report_callgrind(cs, &r, out, o); break;
+    default: report_json(cs, &r, out, o); break;
+    }
+    report_free(&r);
     return rc || ferror(out) ? -1 : 0;
 }
 
@@ -472,7 +765,9 @@ static void cs_close(void *st) {
     prof_map_free(&cs->th.ids);
     free(cs->l[0].ways);
     free(cs->l[1].ways);
+    for (size_t f = 0; f < cs->pcs_cap; f++) free(cs->pcs[f].at);
     free(cs->fn);
+    free(cs->pcs);
     free(cs);
 }
 
@@ -494,5 +789,11 @@ unsigned prof_cachesim_max_shards(void) {
     return m > 64 ? 64 : (unsigned)m;
 }
 
-const ProfAnalysis prof_cachesim = {"cachesim", PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM,
-                                    cs_open,    cs_consume, cs_merge, cs_report, cs_close, cs_shard};
+const ProfAnalysis prof_cachesim = {"cachesim",
+                                    PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM | PROF_NEED_PC,
+                                    cs_open,
+                                    cs_consume,
+                                    cs_merge,
+                                    cs_report,
+                                    cs_close,
+                                    cs_shard};

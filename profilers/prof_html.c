@@ -134,7 +134,7 @@ static int data_json(FILE *d, const ProfAnalysis *const *an, void *const *st, in
         if (i) fputs(",\n", d);
         /* Every analysis has a JSON report; it ends with a newline, which JSON allows. */
         if (an[i]->report(st[i], d, &jo) != 0) return -1;
-        sources |= (an[i]->needs & PROF_NEED_PATH) != 0; /* paths name source lines */
+        sources |= (an[i]->needs & (PROF_NEED_PATH | PROF_NEED_PC)) != 0; /* paths, misses name source lines */
     }
     fputs("]", d);
     functions_json(d, o, sources);

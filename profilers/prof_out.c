@@ -1,8 +1,9 @@
 /* prof_out.c: what the analyses share (prof_out.h): hash map, arrays, threads, report
- * writers; and prof_error_rate (prof_api.h), the CAB paper's sampling error. */
+ * writers, source files for annotate; and prof_error_rate (prof_api.h), the CAB paper's sampling error. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "prof_out.h"
 
@@ -205,7 +206,8 @@ int prof_name_split(const char *name, const char **file, size_t *flen, unsigned 
     return 0;
 }
 
-void prof_cg_header(FILE *out, const char *creator, const ProfReportOpts *o, uint64_t total) {
+void prof_cg_header_events(FILE *out, const char *creator, const ProfReportOpts *o, const char *events,
+                           const uint64_t *totals, int n) {
     fprintf(out, "# callgrind format\nversion: 1\ncreator: tandem %s\n", creator);
     if (o->shadow)
         fprintf(out, "# estimates from shadow profiling at coverage %g: counts scaled by 1/%g\n", o->sample_rate,
@@ -214,7 +216,13 @@ void prof_cg_header(FILE *out, const char *creator, const ProfReportOpts *o, uin
         fprintf(out, "# estimates from sampling at rate %g: counts scaled by 1/%g\n", o->sample_rate,
                 o->sample_rate);
     if (o->partial) fputs("# partial profile: the program was interrupted\n", out);
-    fprintf(out, "positions: line\nevents: Calls\nsummary: %llu\n\n", (unsigned long long)total);
+    fprintf(out, "positions: line\nevents: %s\nsummary:", events);
+    for (int i = 0; i < n; i++) fprintf(out, " %llu", (unsigned long long)totals[i]);
+    fputs("\n\n", out);
+}
+
+void prof_cg_header(FILE *out, const char *creator, const ProfReportOpts *o, uint64_t total) {
+    prof_cg_header_events(out, creator, o, "Calls", &total, 1);
 }
 
 static void cg_text(FILE *out, const char *s, size_t n) {
@@ -252,4 +260,36 @@ double prof_error_rate(const double *actual, const double *sampled, size_t n, do
         k++;
     }
     return k ? sum / (double)k : NAN;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Source files (annotate)                                                */
+/* ---------------------------------------------------------------------- */
+
+char **prof_read_lines(const char *path, size_t *n, const char *who) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    char **v = NULL;
+    size_t cap = 0, len = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t r;
+    while ((r = getline(&line, &lcap, f)) >= 0) {
+        if (r > 0 && line[r - 1] == '\n') line[--r] = '\0';
+        if (r > 0 && line[r - 1] == '\r') line[--r] = '\0';
+        prof_grow((void **)&v, &cap, len + 1, sizeof *v, who);
+        v[len++] = line;
+        line = NULL;
+        lcap = 0;
+    }
+    free(line);
+    fclose(f);
+    *n = len;
+    if (v == NULL) v = calloc(1, sizeof *v); /* an empty file: no lines, not an error */
+    return v;
+}
+
+void prof_free_lines(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
 }

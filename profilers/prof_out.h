@@ -139,9 +139,19 @@ int prof_name_split(const char *name, const char **file, size_t *flen, unsigned 
  * events: Calls, notes on sampling/partial as comments, summary: [total]). */
 void prof_cg_header(FILE *out, const char *creator, const ProfReportOpts *o, uint64_t total);
 
+/* Callgrind: the same header with [events] (names separated by spaces) and their [n]
+ * [totals] as the summary. */
+void prof_cg_header_events(FILE *out, const char *creator, const ProfReportOpts *o, const char *events,
+                           const uint64_t *totals, int n);
+
 /* Callgrind: writes "<pfx>fl=<file>\n<pfx>fn=<name>\n" (pfx "" or "c": cfl=/cfn=) for
  * display name [name] and returns its line (0 if unknown). Line breaks in names become
  * spaces (callgrind lines end at a newline). */
 unsigned long prof_cg_fn(FILE *out, const char *pfx, const char *name);
+
+/* Annotate: the lines of source file [path] (malloc'd, NUL-terminated, newlines dropped):
+ * *[n] lines, or NULL with errno set; prof_oom([who]) if memory runs out. */
+char **prof_read_lines(const char *path, size_t *n, const char *who);
+void prof_free_lines(char **v, size_t n);
 
 #endif

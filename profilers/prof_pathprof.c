@@ -273,47 +273,17 @@ static int line_count_cmp(const void *x, const void *y) {
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
-/* The lines of [path] (malloc'd, NUL-terminated, newlines dropped): *[n] lines, or NULL with
- * errno set. */
-static char **read_lines(const char *path, size_t *n) {
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return NULL;
-    char **v = NULL;
-    size_t cap = 0, len = 0;
-    char *line = NULL;
-    size_t lcap = 0;
-    ssize_t r;
-    while ((r = getline(&line, &lcap, f)) >= 0) {
-        if (r > 0 && line[r - 1] == '\n') line[--r] = '\0';
-        if (r > 0 && line[r - 1] == '\r') line[--r] = '\0';
-        prof_grow((void **)&v, &cap, len + 1, sizeof *v, WHO);
-        v[len++] = line;
-        line = NULL;
-        lcap = 0;
-    }
-    free(line);
-    fclose(f);
-    *n = len;
-    if (v == NULL) v = calloc(1, sizeof *v); /* an empty file: no lines, not an error */
-    return v;
-}
-
-static void free_lines(char **v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
-
 /* One function's source with its counts: lines first..last of its file, a count or "." on
  * each; counted lines outside that range (none expected) after it. */
 static void annotate_function(FILE *out, const ProfReportOpts *o, const FnTotal *fn, const LineCount *lc,
                               size_t nlc, double total) {
-    ProfSource src = {NULL, 0, 0};
+    ProfSource src = {NULL, 0, 0, NULL, 0};
     int have = o->fsource != NULL && o->fsource(fn->fid, &src, o->ctx) == 0 && src.file != NULL;
     fprintf(out, "\n-- %s: %llu line entries (%.2f%%)%s\n", fn->name, (unsigned long long)prof_est(fn->total, o),
             100.0 * (double)fn->total / total,
             fn->cut ? "; its paths were cut: a line a cut falls in counts once in each piece" : "");
     size_t nsrc = 0;
-    char **text = have ? read_lines(src.file, &nsrc) : NULL;
+    char **text = have ? prof_read_lines(src.file, &nsrc, WHO) : NULL;
     if (!have) fputs("   (no source file: the chunk was not loaded from a file)\n", out);
     else if (text == NULL) fprintf(out, "   (source %s not readable: %s)\n", src.file, strerror(errno));
     size_t i = 0;
@@ -330,7 +300,7 @@ static void annotate_function(FILE *out, const ProfReportOpts *o, const FnTotal 
             if (c != 0) fprintf(out, "%12llu %6d  %s\n", (unsigned long long)prof_est(c, o), l, text[l - 1]);
             else fprintf(out, "%12s %6d  %s\n", ".", l, text[l - 1]);
         }
-        free_lines(text, nsrc);
+        prof_free_lines(text, nsrc);
     } else {
         fprintf(out, "%12s %6s\n", "count", "line");
     }

@@ -123,20 +123,27 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * enabled analysis needs it (vm_prof_needs):
  *   MEMEV: a heap load or store at [addr]: the table slot or upvalue read or written on
  *          the fast paths; the table (or the value indexed) on the slow ones (absent keys,
- *          metamethods, inserts), where no single slot stands for the access;
+ *          metamethods, inserts), where no single slot stands for the access; after EV_PC
+ *          (the instruction dispatched, at pc - 1) when PROF_NEED_PC;
  *   PATHACT: the Ball-Larus action of outcome [o] of the branching instruction just
  *          dispatched (at pc - 1), taken before pc moves;
  *   PATHEXIT: the frame's path ends (returns, tail calls). */
 #if VM_EXEC_INSTR
 #define MEMEV(kind, addr) \
     do { \
-        if (vm_prof_needs & PROF_NEED_MEM) vm_prof_emit_mem(ev_make((kind), (uintptr_t)(addr))); \
+        if (vm_prof_needs & PROF_NEED_MEM) { \
+            if (__builtin_expect(vm_prof_needs & PROF_NEED_PC, 0)) \
+                vm_prof_emit_mem_pc(ci, pc - 1, ev_make((kind), (uintptr_t)(addr))); \
+            else \
+                vm_prof_emit_mem(ev_make((kind), (uintptr_t)(addr))); \
+        } \
     } while (0)
 /* Heap-access events never wait (vm_prof_emit_mem): room for them is reserved where this
  * frame may wait, at its safepoints (entry, back edges) and where it gets control back
  * after code that may have used the room (a return into it, a C call, a metamethod). At
- * most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
- * instruction runs twice between two of those points: 2 x ncode is enough. */
+ * most one EV_LOAD/EV_STORE (with its EV_PC) and one EV_PATH (a cut edge) per instruction
+ * run, and no instruction runs twice between two of those points: 2 (3 with EV_PC) x ncode
+ * is enough (vm_prof_frame_room). */
 #define RESERVE_FOR(p) vm_prof_reserve_frame(p)
 #if VM_EXEC_SAMPLE /* a path that began before the window is not emitted (vm_sample.h) */
 #define PATH_ACT_FN vm_sample_path_act

@@ -1,7 +1,7 @@
 /* viewer.js: draws the HTML report (prof_html.c inlines it after the data). The data is one
  * JSON object in <script id="profile-data">: {"run": facts, "analyses": [each analysis's
  * JSON report, as -Xprofile.format=json writes it], "functions": [{id, name, file, first,
- * last}], "files": {path: [lines]}}. Every section is drawn only when its analysis ran.
+ * last}], "files": {path: [lines]} (when pathprof or cachesim ran)}. Every section is drawn only when its analysis ran.
  *
  * Counts: the analyses' JSON holds observed counts; when a profile was sampled
  * ("estimated"), the page shows estimates (observed / sample_rate), as the text report does.
@@ -593,7 +593,69 @@
     ], cs.functions.map(function (f) {
       return { name: f['function'], accesses: f.accesses * scale, l1: f.l1_misses * scale, l1r: f.accesses ? f.l1_misses / f.accesses : 0, l2: f.l2_misses * scale, l2s: f.l2_misses };
     }), { sort: 'l1', limit: TABLE_ROWS }));
-    s.appendChild(el('p', { cls: 'note', text: 'Misses are charged to the Lua function running; the simulated accesses carry no source line, so there are no per-line misses.' }));
+    s.appendChild(el('p', { cls: 'note', text: 'Misses are charged to the Lua function whose instruction made the access (library code: the Lua function that called it).' }));
+    drawCacheLines(cs, scale);
+  }
+
+  /* Per-line misses (cachesim's functions[].lines, line 0: unknown): the hottest lines of the
+   * run in a sortable table, then the source of the 10 functions with most L1 misses, each
+   * line with its accesses and misses (the bar: L1 misses), as -Xprofile.format=annotate
+   * writes them for cachesim. */
+  function drawCacheLines(cs, scale) {
+    var rows = [];
+    cs.functions.forEach(function (f) {
+      (f.lines || []).forEach(function (ln) {
+        if (!ln.accesses) return;
+        var info = FN[f.id] || {};
+        rows.push({ where: (info.file || '?') + ':' + (ln.line || '?'), name: f['function'], line: ln.line, code: ln.line ? (lineText(f.id, ln.line) || '') : '',
+          accesses: ln.accesses * scale, l1: ln.l1_misses * scale, l1r: ln.accesses ? ln.l1_misses / ln.accesses : 0, l2: ln.l2_misses * scale });
+      });
+    });
+    if (!rows.length) return;
+    var s = section('cachelines', 'Cache misses per source line');
+    var unknown = rows.some(function (r) { return !r.line; });
+    s.appendChild(el('p', { cls: 'note', text: rows.length + ' source lines made heap accesses; the table ranks them' + (unknown ?
+      ' (line "?": accesses whose instruction was not seen, as when a sampled burst began between the two events, or of a function without line information).' : '.') }));
+    s.appendChild(sortableTable([
+      { key: 'where', label: 'line' }, { key: 'name', label: 'function' }, { key: 'accesses', label: 'accesses', num: true },
+      { key: 'l1', label: 'L1 misses', num: true }, { key: 'l1r', label: 'L1 miss rate', num: true, fmt: function (r) { return pct(r.l1, r.accesses); } },
+      { key: 'l2', label: 'L2 misses', num: true }, { key: 'code', label: 'source' }
+    ], rows, { sort: 'l1', limit: TABLE_ROWS }));
+    var TOP = 10;
+    var fns = cs.functions.filter(function (f) { return f.id && (f.lines || []).length; }).slice(0, TOP); /* most L1 misses first */
+    fns.forEach(function (f) {
+      var info = FN[f.id] || {};
+      var src = info.file != null ? FILES[info.file] : null;
+      var by = {};
+      f.lines.forEach(function (ln) { by[ln.line] = ln; });
+      var nums = f.lines.map(function (ln) { return ln.line; }).filter(function (l) { return l > 0; });
+      var max = f.lines.reduce(function (m, ln) { return Math.max(m, ln.l1_misses); }, 0);
+      var first = info.first || 1, last = info.first ? info.last : (src ? src.length : nums[nums.length - 1] || 1);
+      if (!src) { first = nums[0] || 1; last = nums[nums.length - 1] || first; }
+      var div = el('div', { cls: 'annotated-cache', 'data-fid': String(f.id) });
+      div.appendChild(el('h3', {}, [el('span', { text: f['function'] }), el('span', { cls: 'note', text: '  ' + fmt(f.accesses * scale) + ' accesses, ' +
+        fmt(f.l1_misses * scale) + ' L1 misses (' + pct(f.l1_misses, cs.l1.misses) + ' of all), ' + fmt(f.l2_misses * scale) + ' L2 misses' })]));
+      var body = el('tbody');
+      function row(l, text) {
+        var c = by[l];
+        var bar = el('span', { cls: 'bar' });
+        bar.style.width = (c && max ? Math.max(c.l1_misses ? 1 : 0, Math.round(100 * c.l1_misses / max)) : 0) + 'px';
+        var cells = c ? [num(c.accesses * scale), num(c.l1_misses * scale), num(c.l2_misses * scale)] : [el('td', { cls: 'num' }), el('td', { cls: 'num' }), el('td', { cls: 'num' })];
+        body.appendChild(el('tr', { cls: c ? 'hot' : null, 'data-line': String(l) }, cells.concat([
+          el('td', { cls: 'num', text: l ? String(l) : '?' }), el('td', { cls: 'barcell' }, [bar]), el('td', { cls: 'code', text: text })])));
+      }
+      if (by[0]) row(0, '(no instruction or no line information)');
+      for (var l = first; l <= last; l++) {
+        if (!src && !by[l]) continue;
+        row(l, src ? (src[l - 1] != null ? src[l - 1] : '') : '');
+      }
+      nums.forEach(function (l) { if (l < first || l > last) row(l, src && src[l - 1] != null ? src[l - 1] + '   (outside the function)' : '(outside the function)'); });
+      if (!src) div.appendChild(el('p', { cls: 'note', text: 'source not available' + (info.file ? ' (' + info.file + ' could not be read)' : ' (not loaded from a file)') + ': counts by line number' }));
+      div.appendChild(el('div', { cls: 'scroll' }, [el('table', { cls: 'src' }, [el('thead', {}, [el('tr', {}, [
+        el('th', { cls: 'num', text: 'accesses' }), el('th', { cls: 'num', text: 'L1 misses' }), el('th', { cls: 'num', text: 'L2 misses' }),
+        el('th', { cls: 'num', text: 'line' }), el('th'), el('th', { text: info.file || '' })])]), body])]));
+      s.appendChild(div);
+    });
   }
 
   /* ---- input size (inline SVG plots) ------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 -- Heap accesses of known pattern for cachesim (run_known_profiles.py computes the expected
 -- hits and misses). The arrays are built by a table constructor fed by a vararg call
 -- (SETLIST and C code: no heap event), and nothing else here touches the heap (build takes
--- itself as an argument, not as an upvalue): every event comes from scan or hotcold.
+-- itself as an argument, not as an upvalue): every event comes from scan, hotcold or stride.
 local function build(b, n, ...)
   if n == 0 then return ... end
   return b(b, n - 1, 0, ...)
@@ -18,6 +18,13 @@ local function hotcold(t, k)
     local _ = t[2 + 4 * j]
   end
 end
+-- Reads t[1], t[1 + s], t[1 + 2s], ... on one line: with s = 4 (64 bytes) each read is a line
+-- of its own; the other lines of the function make no heap access.
+local function stride(t, n, s)
+  local acc = 0
+  for i = 1, n, s do acc = acc + t[i] end
+  return acc
+end
 -- Appends t[1..n] to an empty table: one store event each (at the slot, or at the table
 -- when the store goes through the slow path that grows the array part).
 local function fill(t, n)
@@ -28,4 +35,5 @@ if mode == "small" then scan({build(build, 508)}, 508)
 elseif mode == "big" then scan({build(build, 4096)}, 4096)
 elseif mode == "hot" then hotcold({build(build, 404)}, 100)
 elseif mode == "append" then fill({}, 1000)
-else error("mode: small, big, hot or append") end
+elseif mode == "stride" then stride({build(build, 4096)}, 4096, 4)
+else error("mode: small, big, hot, append or stride") end

@@ -43,7 +43,8 @@ PROGRAMS = os.path.join(HERE, "..", "programs")
 # All five. cachesim's hits and misses depend on the heap addresses of the run, which differ
 # between a sequential and a concurrent run of a program that allocates (the analyzer thread
 # and the collector's timing change the layout; address-space randomisation too): for it,
-# the address-independent part is compared (accesses, loads, stores, accesses per function);
+# the address-independent part is compared (accesses, loads, stores, accesses per function
+# and per source line);
 # conc==seq above and known_cache.lua check the rest on programs whose layout holds.
 # inputsize likewise: its input sizes count distinct cell addresses, and an address the
 # collector frees and reuses at another moment is another cell; its activations and their
@@ -59,7 +60,8 @@ def comparable(report):
     for d in docs:
         if d.get("analysis") == "cachesim":
             d = {"accesses": d["accesses"], "loads": d["loads"], "stores": d["stores"],
-                 "functions": sorted((f["function"], f["accesses"]) for f in d["functions"])}
+                 "functions": sorted((f["function"], f["accesses"], tuple((ln["line"], ln["accesses"]) for ln in f["lines"]))
+                                     for f in d["functions"])}
         elif d.get("analysis") == "inputsize":
             d = {"loads": d["loads"], "stores": d["stores"], "inputs": d["inputs"],
                  "functions": sorted((f["function"], f["calls"], f["cost"]) for f in d["functions"])}

@@ -15,8 +15,9 @@ annotate), and the page must agree with it:
              flame graph has a frame for every context with at least 1% of the calls; the
              annotated source's per-line counts equal -Xprofile.format=annotate's; the
              streams table equals -Xstats' produced/consumed/dropped; the thread count;
-             input-size plots (one point per size); cache misses per function (the
-             page's own cachesim numbers); the partial and sampled banners.
+             input-size plots (one point per size); cache misses per function and, in the
+             annotated source of the functions with most misses, per line (the page's own
+             cachesim numbers); the partial and sampled banners.
   controls   opened as report.html#selftest, the viewer works its own controls (hover
              tooltip, zoom, search, reset, Enter and Escape, threads merged, sort,
              select) and reports each as true.
@@ -123,8 +124,8 @@ def annotate_counts(report):
     got, fn = {}, None
     for line in report.splitlines():
         m = re.match(r"-- (.*): \d+ line entries", line)
-        if m:
-            fn = m.group(1)
+        if m or line.startswith("-- ") or (line and not line.startswith(" ")):
+            fn = m.group(1) if m else None  # another function, or another analysis's report (cachesim's)
             continue
         m = re.match(r"\s+(\d+)\s+(\d+)(  |$)", line)
         if m and fn is not None:
@@ -197,6 +198,24 @@ def check_case(name, tandem, chromium, tmp, cwd, opts, prog_args, expect_code=0,
         m = re.search(r"<h3>Misses per function</h3>(.*?)</table>", section(dom, "cache"), re.S)
         rows = {k: (round(v[0]), round(v[1]), round(v[3])) for k, v in table_rows(m.group(1) if m else "").items()}
         check(f"{name}: misses per function (accesses, L1, L2) == cachesim", want and rows == want, f"{rows} != {want}")
+        # Per line: the annotated source of the (up to) 10 functions with most L1 misses shows
+        # each line's accesses, L1 and L2 misses as cachesim's JSON has them; the per-line
+        # table has a row for every line with accesses.
+        sc = 1 / cs["sample_rate"] if cs["estimated"] else 1.0
+        top = [f for f in cs["functions"] if f["id"] and f["lines"]][:10]
+        want = {(f["id"], ln["line"]): tuple(round(ln[k] * sc) for k in ("accesses", "l1_misses", "l2_misses"))
+                for f in top for ln in f["lines"] if ln["accesses"]}
+        mine = {}
+        for fid, body in re.findall(r'<div class="annotated-cache" data-fid="(\d+)">(.*?)</table></div></div>', dom, re.S):
+            for line, cells in re.findall(r'<tr class="hot" data-line="(\d+)">((?:<td class="num" data-v="[^"]*">[^<]*</td>){3})',
+                                          body):
+                mine[(int(fid), int(line))] = tuple(round(float(v)) for v in re.findall(r'data-v="([^"]*)"', cells))
+        check(f"{name}: annotated source's misses per line == cachesim's lines", want and mine == want,
+              f"{sorted(set(mine.items()) ^ set(want.items()))[:8]}")
+        nlines = sum(1 for f in cs["functions"] for ln in f["lines"] if ln["accesses"])
+        body = re.search(r"<tbody>(.*?)</tbody>", section(dom, "cachelines"), re.S)
+        check(f"{name}: a row per source line with accesses", body and body.group(1).count("<tr") == min(nlines, 1000),
+              (nlines, body.group(1).count("<tr") if body else None))
     if "calltree" in got:
         ct = got["calltree"]
         frames = set(html.unescape(t) for t in re.findall(r'<div class="frame[^"]*"[^>]*>([^<]*)</div>', dom))

@@ -15,7 +15,9 @@
                patterns; exact accesses, hits, misses, evictions and back-invalidations for
                both levels, a pattern where FIFO and LRU differ checked under both, and an L2
                small enough to evict lines that are hot in L1 (inclusion); appends to an
-               empty table: one store event each (counts only).
+               empty table: one store event each (counts only); misses per source line
+               exactly (a one-line strided walk, JIT and interpreter), and every function's
+               lines summing to its counts.
   formats      json for every analysis agrees with the text report (and several analyses in
                one file give the documents of the single runs); folded stacks sum to the call
                tree; callgrind parsed here and by callgrind_annotate; -Xprofile.out leaves no
@@ -220,11 +222,26 @@ def parse_cachesim(rep):
     fns = {}
     i = next(i for i, l in enumerate(lines) if l.startswith("misses per function"))
     for l in lines[i + 2:]:
+        if l.startswith("misses per source line"):
+            break
         m = re.match(r"\s*(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+%\s+(.*)$", l)
         if m:
             fns[m.group(4)] = (int(m.group(3)), int(m.group(1)), int(m.group(2)))
     r["functions"] = fns
     return r
+
+
+def parse_cachesim_lines(rep):
+    """The text report's hottest lines: {(function, line): (accesses, L1 misses, L2 misses)}."""
+    lines = rep.splitlines()
+    i = next(i for i, l in enumerate(lines) if l.startswith("misses per source line"))
+    out = {}
+    for l in lines[i + 2:]:
+        m = re.match(r"\s*(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+%\s+.*:(\d+|\?) in (.*)$", l)
+        if m:
+            line = 0 if m.group(4) == "?" else int(m.group(4))
+            out[(m.group(5), line)] = (int(m.group(3)), int(m.group(1)), int(m.group(2)))
+    return out
 
 
 def cachesim_json(doc):
@@ -569,6 +586,36 @@ KCA = "known_cache.lua"
 SCAN = n(KCA, "scan")
 HOT = n(KCA, "hotcold")
 FILL = n(KCA, "fill")
+STRIDE = n(KCA, "stride")
+
+
+def kca_line(fn, text):
+    """The number of the first line of known_cache.lua after `local function fn(` that
+    contains [text]."""
+    with open(os.path.join(HERE, KCA)) as f:
+        lines = f.read().split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith(f"local function {fn}("))
+    return next(i + 1 for i, l in enumerate(lines) if i > start and text in l)
+
+
+# Misses per source line (EV_PC): {function: {line: (accesses, L1 misses, L2 misses)}} of each
+# case, exactly (a line with no heap access has no entry). scan's write pass takes the cold
+# misses, its read pass hits in L1 (small) or in L2 (big); hotcold's hot read misses when the
+# line left L1 (FIFO: once and every 4th j; under an 8-line L2, when L2 evicts it) and hits in
+# L2 but for the first time (or not at all under the small L2); stride's one line has them all.
+SCAN_W, SCAN_R = kca_line("scan", "t[i] = i"), kca_line("scan", "local _ = t[i]")
+HOT_H, HOT_X = kca_line("hotcold", "t[2]"), kca_line("hotcold", "t[2 + 4 * j]")
+STRIDE_WALK = kca_line("stride", "acc + t[i]")
+CACHE_LINES = {
+    ("small", ""): {SCAN: {SCAN_W: (508, 128, 128), SCAN_R: (508, 0, 0)}},
+    ("big", ""): {SCAN: {SCAN_W: (4096, 1025, 1025), SCAN_R: (4096, 1025, 0)}},
+    ("hot", "-Xcachesim.l1=256:4 -Xcachesim.policy=lru"): {HOT: {HOT_H: (100, 1, 1), HOT_X: (100, 100, 100)}},
+    ("hot", "-Xcachesim.l1=256:4 -Xcachesim.policy=fifo"): {HOT: {HOT_H: (100, 25, 1), HOT_X: (100, 100, 100)}},
+    ("hot", "-Xcachesim.l1=256:4 -Xcachesim.l2=512:8 -Xcachesim.policy=lru"):
+        {HOT: {HOT_H: (100, 13, 13), HOT_X: (100, 100, 100)}},
+    ("stride", ""): {STRIDE: {STRIDE_WALK: (1024, 1024, 1024)}},
+    ("stride", "-Xjit=off"): {STRIDE: {STRIDE_WALK: (1024, 1024, 1024)}},
+}
 
 
 def cache(acc, loads, stores, l1, l2, l1_evictions, l2_evictions, back, fn_name):
@@ -610,6 +657,12 @@ CACHE_CASES = [
     # page-aligned, or the table itself on the slow path) is not known by construction, so
     # only the counts are checked.
     ("append", [], {"accesses": 1000, "loads": 0, "stores": 1000, "functions": (FILL, 1000)}),
+    # stride: t[1], t[5], ..., t[4093] of the 4096-slot block: 1024 reads 64 bytes apart, each
+    # of its own line (lines 0..1023), all cold: 1024 misses at both levels. L1's 128 sets of
+    # 4 take 512 of them, the other 512 evict; L2 holds them all. Compiled code and the
+    # interpreter alike.
+    ("stride", [], cache(1024, 1024, 0, (0, 1024), (0, 1024), 512, 0, 0, STRIDE)),
+    ("stride", ["-Xjit=off"], cache(1024, 1024, 0, (0, 1024), (0, 1024), 512, 0, 0, STRIDE)),
 ]
 
 
@@ -638,6 +691,23 @@ def test_cachesim(tandem, case, extra, want, mode):
         check(f"{name} json: L1 evictions", d["l1"]["evictions"] == want["l1_evictions"], d["l1"])
         check(f"{name} json: geometry", d["policy"] == pol.lower() and d["line_bytes"] == 64 and d["inclusive"] is True
               and d["l1"]["sets"] * d["l1"]["ways"] * 64 == d["l1"]["size"], d)
+        check_cache_lines(name, d, CACHE_LINES.get((case, " ".join(extra))))
+        jl = {(f["function"], ln["line"]): (ln["accesses"], ln["l1_misses"], ln["l2_misses"])
+              for f in d["functions"] for ln in f["lines"] if ln["l1_misses"] > 0}
+        if len(jl) <= 20:
+            check(f"{name}: text lines == json", parse_cachesim_lines(rep) == jl, f"{parse_cachesim_lines(rep)} != {jl}")
+
+
+def check_cache_lines(name, d, want):
+    """Every function's lines sum to its counts; [want] (when known) the lines exactly."""
+    for f in d["functions"]:
+        sums = tuple(sum(ln[k] for ln in f["lines"]) for k in ("accesses", "l1_misses", "l2_misses"))
+        check(f"{name} json: {f['function']}'s lines sum to its counts",
+              sums == (f["accesses"], f["l1_misses"], f["l2_misses"]), f)
+    if want is not None:
+        got = {f["function"]: {ln["line"]: (ln["accesses"], ln["l1_misses"], ln["l2_misses"]) for ln in f["lines"]}
+               for f in d["functions"]}
+        check(f"{name} json: misses per line", got == want, f"\n got {got}\nwant {want}")
 
 
 # ----------------------------------------------------------------------------------------

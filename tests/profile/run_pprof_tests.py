@@ -13,7 +13,8 @@ samples against the JSON document of the same run configuration:
                (contexts with calls, "[C]" nodes as frames only)
   callgraph    {(caller, callee): calls} == the JSON edges
   methodcount  {function: calls} == the JSON functions
-  cachesim     {function: (accesses, l1_misses, l2_misses)} == the JSON functions
+  cachesim     {function: (accesses, l1_misses, l2_misses)} == the JSON functions, and per
+               (function, line) location == the JSON functions' lines
                (known_cache.lua, whose misses do not depend on addresses; elsewhere the
                accesses only)
   pathprof     {(function, line): entries} == the sum over the JSON paths of count times
@@ -198,6 +199,16 @@ def compare(name, p, types, docs, exact_misses):
                     got[stack[0]] += v
                 want = {f["function"]: f[k] for f in by[a]["functions"] if f[k]}
                 check(f"{name}: cachesim {k} == json", dict(got) == want, f"{got} != {want}")
+                # a location per (function, line): each sample's is that line's count
+                at, i = lines(p), types[k]
+                got = collections.Counter()
+                for smp in p.sample:
+                    if smp.value[i]:
+                        check(f"{name}: cachesim sample is one frame", len(smp.location_id) == 1, smp)
+                        got[at[smp.location_id[0]]] += smp.value[i]
+                want = {(f["function"], ln["line"]): ln[k] for f in by[a]["functions"] for ln in f["lines"] if ln[k]}
+                check(f"{name}: cachesim {k} per line == json", dict(got) == want,
+                      f"{sorted(set(got.items()) ^ set(want.items()))[:6]}")
         elif a == "pathprof":
             at = lines(p)
             i = types["line_entries"]

@@ -294,7 +294,7 @@ static int base_next(State *S) {
     vm_settop(S, 2);
     Value key = *vm_at(S, 2), val;
     if (vm_table_next(S, t, &key, &val)) {
-        vm_prof_lib_load(vm_table_get(t, &key)); /* input-sensitive profiling: the slot read */
+        vm_prof_lib_load(S, vm_table_get(t, &key)); /* input-sensitive profiling: the slot read */
         vm_push(S, key);
         vm_push(S, val);
         return 2;
@@ -328,7 +328,7 @@ static int ipairs_aux(State *S) {
     Value v;
     if (vm_istable(tv) && tv->u.t->meta == NULL) {
         const Value *slot = vm_table_getint(tv->u.t, i);
-        vm_prof_lib_load(slot); /* input-sensitive profiling: the slot read */
+        vm_prof_lib_load(S, slot); /* input-sensitive profiling: the slot read */
         v = vm_loadv(slot);
     } else {
         Value t = *tv, k = vm_int(i);

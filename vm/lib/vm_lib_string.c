@@ -161,7 +161,10 @@ static int str_byte(State *S) {
     for (int i = 0; i < n; i++) vm_pushint(S, (unsigned char)s->data[first - 1 + (size_t)i]);
     /* Input-sensitive profiling: each byte returned is a cell read (vm_prof.h) */
     if (vm_prof_needs & PROF_NEED_LIBMEM)
-        for (int i = 0; i < n; i++) vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)&s->data[first - 1 + (size_t)i]));
+        for (int i = 0; i < n; i++) {
+            if (vm_prof_needs & PROF_NEED_PC) vm_prof_lib_pc(S);
+            vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)&s->data[first - 1 + (size_t)i]));
+        }
     return n;
 }
 

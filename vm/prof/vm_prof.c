@@ -31,6 +31,10 @@
 typedef struct FnSource {
     char *file;
     int first, last;
+    int32_t *lines; /* malloc'd copy of the Proto's lineinfo (ncode lines), only when an
+                       analysis needs instructions' lines (PROF_NEED_PC): the Proto may be
+                       collected before the report */
+    uint32_t ncode;
 } FnSource;
 
 /* names[id]: display name of function id (malloc'd); srcs[id]: where it is; ids are dense
@@ -73,6 +77,15 @@ uint32_t vm_prof_newid(Proto *p) {
         if (file == NULL) oom();
     }
 
+    int32_t *lines = NULL;
+    uint32_t ncode = 0;
+    if ((vm_prof_needs & PROF_NEED_PC) && p->lineinfo != NULL && p->ncode > 0) {
+        ncode = (uint32_t)p->ncode;
+        lines = malloc(ncode * sizeof *lines);
+        if (lines == NULL) oom();
+        memcpy(lines, p->lineinfo, ncode * sizeof *lines);
+    }
+
     pthread_mutex_lock(&reg.lock);
     uint32_t id = p->id; /* another native thread may have been first */
     if (id == 0) {
@@ -90,14 +103,16 @@ uint32_t vm_prof_newid(Proto *p) {
             reg.cap = cap;
         }
         reg.names[id] = name;
-        reg.srcs[id] = (FnSource){file, (int)p->linedefined, (int)p->lastlinedefined};
+        reg.srcs[id] = (FnSource){file, (int)p->linedefined, (int)p->lastlinedefined, lines, ncode};
         name = NULL;
         file = NULL;
+        lines = NULL;
         __atomic_store_n(&p->id, id, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&reg.lock);
     free(name);
     free(file);
+    free(lines);
     return id;
 }
 
@@ -118,7 +133,10 @@ static int fsource_cb(uint32_t id, ProfSource *out, void *ctx) {
     (void)ctx;
     pthread_mutex_lock(&reg.lock);
     int ok = id >= 1 && id <= reg.next;
-    if (ok) *out = (ProfSource){reg.srcs[id].file, reg.srcs[id].first, reg.srcs[id].last};
+    if (ok) {
+        const FnSource *f = &reg.srcs[id];
+        *out = (ProfSource){f->file, f->first, f->last, f->lines, f->ncode};
+    }
     pthread_mutex_unlock(&reg.lock);
     return ok ? 0 : -1;
 }
@@ -177,6 +195,29 @@ void vm_prof_emit_mem_slow(VmProfStream *s, uint64_t ev) {
     }
     if (cab_push_would_wait(&s->prod)) s->unsafe_waits++;
     cab_push_slow(&s->prod, ev);
+}
+
+void vm_prof_emit_mem_pc(const CallInfo *ci, const Instr *ipc, uint64_t ev) {
+    const Proto *p = ci->func->u.lf->p;
+    vm_prof_emit_mem(vm_prof_pc_event(p->id, (uint32_t)(ipc - p->code)));
+    vm_prof_emit_mem(ev);
+}
+
+void vm_prof_lib_pc(const State *S) {
+    const CallInfo *ci = S->ci;
+    for (;;) {
+        while (ci != NULL && (ci->callstatus & CIST_C)) ci = ci->prev;
+        if (ci != NULL || S->resumer == NULL) break;
+        S = S->resumer;
+        ci = S->ci;
+    }
+    uint32_t fid = 0, pc = 0;
+    if (ci != NULL) {
+        const Proto *p = ci->func->u.lf->p;
+        fid = __atomic_load_n(&p->id, __ATOMIC_ACQUIRE); /* 0 (unknown) if never profiled */
+        pc = (uint32_t)((ci->savedpc - p->code) - 1);     /* savedpc is past the call */
+    }
+    vm_prof_emit(vm_prof_pc_event(fid, pc));
 }
 
 /* Analyzer side: the consume function of a stream's CAB. */

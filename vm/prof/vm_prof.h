@@ -107,14 +107,28 @@ static inline void vm_prof_sync_emit(uint64_t seq) {
     if (seq != 0) vm_prof_emit(ev_make(EV_SYNC, seq));
 }
 
-/* A table slot read by library code (next, ipairs: PROF_NEED_LIBMEM), from a C function,
- * where waiting for room is safe. [slot]: NULL or an absent key's nil is no access. */
-static inline void vm_prof_lib_load(const Value *slot) {
-    if ((vm_prof_needs & PROF_NEED_LIBMEM) && slot != NULL && slot->tt != VT_NIL)
-        vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)slot));
+/* EV_PC (ev_api.h): the heap access that follows is made by instruction [pc] of function
+ * [fid] (an id too large for 24 bits travels as 0, unknown, as EV_SITE's caller). */
+static inline uint64_t vm_prof_pc_event(uint32_t fid, uint32_t pc) {
+    return ev_make(EV_PC, (uint64_t)pc | (fid <= EV_DEPTH_MAX ? (uint64_t)fid << 32 : 0));
 }
 
-/* Heap loads and stores (EV_LOAD, EV_STORE) are emitted between safepoints, where the
+/* Library code written in C (PROF_NEED_LIBMEM) makes its heap accesses for the Lua code
+ * that called it: EV_PC names the call instruction of the nearest Lua frame (below C frames,
+ * in this coroutine or its resumers, as vm_prof_call_site walks), or function 0 if none. */
+void vm_prof_lib_pc(const State *S) __attribute__((noinline));
+
+/* A table slot read by library code (next, ipairs: PROF_NEED_LIBMEM), from a C function of
+ * [S], where waiting for room is safe. [slot]: NULL or an absent key's nil is no access. */
+static inline void vm_prof_lib_load(const State *S, const Value *slot) {
+    if ((vm_prof_needs & PROF_NEED_LIBMEM) && slot != NULL && slot->tt != VT_NIL) {
+        if (vm_prof_needs & PROF_NEED_PC) vm_prof_lib_pc(S);
+        vm_prof_emit(ev_make(EV_LOAD, (uintptr_t)slot));
+    }
+}
+
+/* Heap loads and stores (EV_LOAD, EV_STORE, and EV_PC before each when PROF_NEED_PC) are
+ * emitted between safepoints, where the
  * thread must not wait: the interpreter reserves room for them at the safepoint before
  * (vm_prof_reserve, cab_reserve), so this push finds its slot CLEAR. If it ever does not
  * (a path the reservation missed), it still waits rather than lose the event, and counts
@@ -132,6 +146,12 @@ static inline void vm_prof_emit_mem(uint64_t ev) {
     }
     vm_prof_emit_mem_slow(s, ev);
 }
+
+/* The interpreter's heap access [ev] by instruction [ipc] of Lua frame [ci], after its EV_PC
+ * (PROF_NEED_PC). Out of line: the instrumented loops have dozens of heap-access sites, and
+ * inlining both pushes at each made every instrumented run slower (register pressure in
+ * the loop), with or without EV_PC. */
+void vm_prof_emit_mem_pc(const CallInfo *ci, const Instr *ipc, uint64_t ev) __attribute__((noinline));
 
 /* At a safepoint: make room for the next [n] events that will be pushed before the next
  * safepoint (waiting here, where the collector may run, if the ring is full). */
@@ -232,12 +252,18 @@ void vm_prof_print_stats(FILE *f);
 /* Room for the events pushed between two reservation points of a frame (vm_prof_reserve):
  * the points are where it may wait (its entry, loop back edges) and where it gets control
  * back after code that may have used the room (a return into it, a C call, a metamethod).
- * At most one EV_LOAD/EV_STORE and one EV_PATH (a cut edge) per instruction run, and no
- * instruction runs twice between two points: 2 events per instruction of the function. The
- * JIT's inline check computes the same product (jit/README.md). */
+ * At most one EV_LOAD/EV_STORE (with its EV_PC when PROF_NEED_PC) and one EV_PATH (a cut
+ * edge) per instruction run, and no instruction runs twice between two points: 2 events
+ * per instruction of the function, 3 with EV_PC. The JIT's inline check computes the same
+ * product (jit/README.md). */
 #define VM_PROF_ROOM_PER_INSTR 2
+#define VM_PROF_ROOM_PER_INSTR_PC 3
 
-static inline size_t vm_prof_frame_room(const Proto *p) { return VM_PROF_ROOM_PER_INSTR * (size_t)p->ncode; }
+static inline size_t vm_prof_room_per_instr(void) {
+    return (vm_prof_needs & PROF_NEED_PC) ? VM_PROF_ROOM_PER_INSTR_PC : VM_PROF_ROOM_PER_INSTR;
+}
+
+static inline size_t vm_prof_frame_room(const Proto *p) { return vm_prof_room_per_instr() * (size_t)p->ncode; }
 
 /* At a reservation point of a frame of [p]: room for its heap-access events, when an
  * enabled analysis needs them. */

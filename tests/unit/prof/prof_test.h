@@ -30,6 +30,7 @@
 #define THREAD(id) EVK(EV_THREAD, (id))
 #define LOAD(a) EVK(EV_LOAD, (a))
 #define STORE(a) EVK(EV_STORE, (a))
+#define PC(fid, pc) EVK(EV_PC, (uint64_t)(fid) << 32 | (uint32_t)(pc))
 
 #define NEV(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,7 +1,7 @@
 /* test_cachesim.c: prof_cachesim on access patterns whose hits and misses are known by
  * construction, under FIFO and LRU, including back-invalidations of the inclusive L1 by L2
- * evictions; misses per function from EV_CALL/EV_RETURN; configuration checks; merge;
- * the text and JSON reports.
+ * evictions; misses per function from EV_CALL/EV_RETURN, and per (function, line) from
+ * EV_PC; configuration checks; merge; the text, JSON, annotate and callgrind reports.
  *
  * Most cases use a tiny hierarchy: L1 "256:2" (4 lines, 2 sets of 2 ways: set = line & 1)
  * and L2 "512:2" (8 lines, 4 sets of 2 ways: set = line & 3). Line l is at address 64*l. */
@@ -106,9 +106,11 @@ static void test_cachesim_misses_per_function(void **state) {
     void *st = tiny("fifo");
     feed(&prof_cachesim, st, funcs, NEV(funcs), 5);
     char *js = json_of(st);
-    assert_true(contains(js, "{\"function\":\"f1 (t.lua:1)\",\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2}"));
-    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"accesses\":2,\"l1_misses\":1,\"l2_misses\":1}"));
-    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"accesses\":1,\"l1_misses\":1,\"l2_misses\":0}"));
+    /* no EV_PC: each function's accesses are at an unknown line (0) */
+    assert_true(contains(js, "{\"function\":\"f1 (t.lua:1)\",\"id\":1,\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2,"
+                             "\"lines\":[{\"line\":0,\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2}]}"));
+    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"id\":2,\"accesses\":2,\"l1_misses\":1,\"l2_misses\":1,"));
+    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"id\":3,\"accesses\":1,\"l1_misses\":1,\"l2_misses\":0,"));
     assert_false(contains(js, "f4 (t.lua:4)"));
     free(js);
     prof_cachesim.close(st);
@@ -127,9 +129,9 @@ static void test_cachesim_threads(void **state) {
     void *st = tiny("fifo");
     feed(&prof_cachesim, st, ev, NEV(ev), 2);
     char *js = json_of(st);
-    assert_true(contains(js, "{\"function\":\"[none]\",\"accesses\":1,"));
-    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"accesses\":2,"));
-    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"accesses\":1,"));
+    assert_true(contains(js, "{\"function\":\"[none]\",\"id\":0,\"accesses\":1,"));
+    assert_true(contains(js, "{\"function\":\"f2 (t.lua:2)\",\"id\":2,\"accesses\":2,"));
+    assert_true(contains(js, "{\"function\":\"f3 (t.lua:3)\",\"id\":3,\"accesses\":1,"));
     free(js);
     prof_cachesim.close(st);
 }
@@ -169,6 +171,7 @@ static size_t random_stream(uint64_t *ev, size_t n, uint64_t seed) {
         if (r < 3) ev[k++] = THREAD(1 + x % 3);
         else if (r < 10) ev[k++] = CALL(1 + (x >> 8) % 7, depth < 20 ? ++depth : depth);
         else if (r < 15 && depth > 0) ev[k++] = RET(depth--);
+        else if (r < 18) ev[k++] = PC(1 + (x >> 8) % 7, (x >> 24) % 12); /* usually before an access */
         else if (r < 60) ev[k++] = LOAD(L((x >> 16) % 300) + (x >> 40) % 64);
         else ev[k++] = STORE(L((x >> 16) % 300));
     }
@@ -210,6 +213,117 @@ static void test_cachesim_shards_merge_to_the_unsharded_state(void **state) {
     }
 }
 
+/* Per line (EV_PC): function 1's instructions are all on line 7, function 2's pc p on line
+ * p + 1 of a real file (for annotate), function 3 has no line information. */
+static char lines_file[64];
+static int32_t lines_f1[12], lines_f2[12];
+
+static int lines_fsource(uint32_t id, ProfSource *out, void *ctx) {
+    (void)ctx;
+    if (id == 1) *out = (ProfSource){NULL, 1, 12, lines_f1, 12};
+    else if (id == 2) *out = (ProfSource){lines_file, 1, 6, lines_f2, 12};
+    else if (id == 3) *out = (ProfSource){NULL, 3, 3, NULL, 0};
+    else return -1;
+    return 0;
+}
+
+static char *lines_report(void *st, ProfFormat fmt) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    ProfReportOpts o = {.format = fmt, .sample_rate = 1.0, .fname = test_fname, .fsource = lines_fsource};
+    assert_int_equal(prof_cachesim.report(st, f, &o), 0);
+    fclose(f);
+    return buf;
+}
+
+/* Default geometry: every first touch of a line misses both levels, nothing is evicted. */
+static const uint64_t lines_ev[] = {
+    THREAD(1), CALL(M, 1),
+    PC(M, 0), LOAD(L(0)),                /* m line 7: miss */
+    CALL(F, 2),
+    PC(F, 3), LOAD(L(2)),                /* f line 4: miss */
+    PC(F, 3), LOAD(L(0) + 8),            /* f line 4: hit */
+    PC(F, 4), STORE(L(4)),               /* f line 5: miss */
+    LOAD(L(6)),                          /* no EV_PC: the stack's f, line unknown: miss */
+    PC(F, 5), EVK(EV_GAP, 0), LOAD(L(8)), /* the gap drops the EV_PC: f, unknown: miss */
+    PC(G, 1), LOAD(L(2)),                /* g's instruction (not the stack's f), no lines: hit */
+    RET(2),
+    PC(0, 7), LOAD(L(10)),               /* function 0 (unknown): the stack's m, unknown: miss */
+};
+
+static void test_cachesim_misses_per_line(void **state) {
+    (void)state;
+    snprintf(lines_file, sizeof lines_file, "/tmp/tandem_cachesim_lines_%d.lua", (int)getpid());
+    FILE *src = fopen(lines_file, "w");
+    assert_non_null(src);
+    fputs("local function f()\n  -- two\n  -- three\n  x = t[i]\n  t[j] = 1\nend\n", src);
+    fclose(src);
+    for (int pc = 0; pc < 12; pc++) lines_f1[pc] = 7, lines_f2[pc] = pc + 1;
+    for (size_t chunk = 1; chunk <= NEV(lines_ev); chunk += 5) {
+        void *st = prof_cachesim.open();
+        feed(&prof_cachesim, st, lines_ev, NEV(lines_ev), chunk);
+        char *js = lines_report(st, PROF_JSON);
+        assert_true(json_valid(js));
+        /* each function's lines sum to its counts */
+        if (!contains(js, "{\"function\":\"f2 (t.lua:2)\",\"id\":2,\"accesses\":5,\"l1_misses\":4,\"l2_misses\":4,"
+                          "\"lines\":[{\"line\":0,\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2},"
+                          "{\"line\":4,\"accesses\":2,\"l1_misses\":1,\"l2_misses\":1},"
+                          "{\"line\":5,\"accesses\":1,\"l1_misses\":1,\"l2_misses\":1}]}") ||
+            !contains(js, "{\"function\":\"f1 (t.lua:1)\",\"id\":1,\"accesses\":2,\"l1_misses\":2,\"l2_misses\":2,"
+                          "\"lines\":[{\"line\":0,\"accesses\":1,\"l1_misses\":1,\"l2_misses\":1},"
+                          "{\"line\":7,\"accesses\":1,\"l1_misses\":1,\"l2_misses\":1}]}") ||
+            !contains(js, "{\"function\":\"f3 (t.lua:3)\",\"id\":3,\"accesses\":1,\"l1_misses\":0,\"l2_misses\":0,"
+                          "\"lines\":[{\"line\":0,\"accesses\":1,\"l1_misses\":0,\"l2_misses\":0}]}"))
+            fail_msg("chunk %zu: %s", chunk, js);
+        free(js);
+        prof_cachesim.close(st);
+    }
+    void *st = prof_cachesim.open();
+    feed(&prof_cachesim, st, lines_ev, NEV(lines_ev), 4);
+
+    /* annotate: f2's source with its counted lines; the unknown line first */
+    char *an = lines_report(st, PROF_ANNOTATE);
+    char want[256];
+    assert_true(contains(an, "-- f2 (t.lua:2): 5 accesses, 4 L1 misses (66.67% of all), 4 L2 misses\n"));
+    snprintf(want, sizeof want, "%12d %12d %12d %6s   (no instruction", 2, 2, 2, "?");
+    assert_true(contains(an, want));
+    snprintf(want, sizeof want, "%12d %12d %12d %6d  %s\n", 2, 1, 1, 4, "  x = t[i]");
+    assert_true(contains(an, want));
+    snprintf(want, sizeof want, "%12d %12d %12d %6d  %s\n", 1, 1, 1, 5, "  t[j] = 1");
+    assert_true(contains(an, want));
+    snprintf(want, sizeof want, "%12s %12s %12s %6d  %s\n", ".", ".", ".", 2, "  -- two");
+    assert_true(contains(an, want));
+    assert_true(contains(an, "-- f1 (t.lua:1): 2 accesses, 2 L1 misses (33.33% of all), 2 L2 misses\n"
+                             "   (no source file: the chunk was not loaded from a file)\n"));
+    /* f2 has the most misses: first */
+    assert_true(strstr(an, "-- f2 (") < strstr(an, "-- f1 ("));
+    free(an);
+
+    /* callgrind: per line, in the three events */
+    char *cg = lines_report(st, PROF_CALLGRIND);
+    assert_true(contains(cg, "positions: line\nevents: Acc D1m DLm\nsummary: 8 6 6\n"));
+    assert_true(contains(cg, "fn=f2 (t.lua:2)\n0 2 2 2\n4 2 1 1\n5 1 1 1\n"));
+    assert_true(contains(cg, "fn=f1 (t.lua:1)\n0 1 1 1\n7 1 1 1\n"));
+    char *ann = callgrind_annotate(cg, "--auto=no");
+    if (ann != NULL) {
+        assert_true(contains(ann, "Acc"));
+        free(ann);
+    }
+    free(cg);
+
+    /* text: the hottest lines */
+    char *t = lines_report(st, PROF_TEXT);
+    assert_true(contains(t, "misses per source line (most L1 misses first):\n"));
+    assert_true(contains(t, "%  ?:0") == 0);
+    snprintf(want, sizeof want, "%s:4 in f2 (t.lua:2)\n", lines_file);
+    assert_true(contains(t, want));
+    free(t);
+    prof_cachesim.close(st);
+    remove(lines_file);
+}
+
 static void test_cachesim_text_and_sampling(void **state) {
     (void)state;
     void *st = tiny("fifo");
@@ -224,12 +338,10 @@ static void test_cachesim_text_and_sampling(void **state) {
     assert_true(contains(t, "estimates from sampling at rate 0.1"));
     assert_true(contains(t, "    L1             10             40   80.0000%\n"));
     free(t);
-    for (int f = PROF_FOLDED; f <= PROF_CALLGRIND; f++) {
-        int rc;
-        char *s = report_str(&prof_cachesim, st, (ProfFormat)f, 1.0, &rc);
-        assert_int_equal(rc, -2);
-        free(s);
-    }
+    int rc;
+    char *s = report_str(&prof_cachesim, st, PROF_FOLDED, 1.0, &rc);
+    assert_int_equal(rc, -2);
+    free(s);
     prof_cachesim.close(st);
 }
 
@@ -291,6 +403,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_cachesim_inclusive_eviction_fifo, defaults),
         cmocka_unit_test_teardown(test_cachesim_inclusive_eviction_lru, defaults),
         cmocka_unit_test_teardown(test_cachesim_misses_per_function, defaults),
+        cmocka_unit_test_teardown(test_cachesim_misses_per_line, defaults),
         cmocka_unit_test_teardown(test_cachesim_threads, defaults),
         cmocka_unit_test_teardown(test_cachesim_merge_equals_one_state, defaults),
         cmocka_unit_test_teardown(test_cachesim_shards_merge_to_the_unsharded_state, defaults),

@@ -20,7 +20,7 @@ static void test_prof_names_lists_every_analysis(void **state) {
     assert_non_null(prof_find("calltree,cachesim", 8)); /* a prefix of a comma list */
     assert_int_equal(prof_callgraph.needs, PROF_NEED_CALL | PROF_NEED_SITE);
     assert_int_equal(prof_calltree.needs, PROF_NEED_CALL);
-    assert_int_equal(prof_cachesim.needs, PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM);
+    assert_int_equal(prof_cachesim.needs, PROF_NEED_CALL | PROF_NEED_RETURN | PROF_NEED_MEM | PROF_NEED_PC);
 }
 
 /* Names with quotes, backslashes, control characters, UTF-8 and broken UTF-8 make valid
