@@ -117,10 +117,10 @@ static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegiste
             load_imm64(c, RDX, (uint64_t)(uintptr_t)&vm_absent);
             INS2(a, CMP, R(RAX), R(RDX));
             JMP(a, JNZ, store);
-            jit_emit_mem(c, EV_LOAD, table, 0);
+            jit_emit_mem(c, EV_LOAD, table, 0, pc);
             JMP(a, JMP, done);
             jit_bind(a, store);
-            jit_emit_mem(c, EV_LOAD, slot, 0);
+            jit_emit_mem(c, EV_LOAD, slot, 0, pc);
             jit_bind(a, done);
             INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
             return;
@@ -304,7 +304,7 @@ void tpl_self(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, STEP(c, pc));
     INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-    jit_emit_mem(c, EV_LOAD, RBASE, 16 * (int64_t)rb);
+    jit_emit_mem(c, EV_LOAD, RBASE, 16 * (int64_t)rb, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
     jit_bind(a, done);
 }
@@ -364,7 +364,7 @@ void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_reload_base(c);
     INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
     JMP(a, JZ, STEP(c, pc));
-    jit_emit_mem(c, EV_STORE, RCX, 0);
+    jit_emit_mem(c, EV_STORE, RCX, 0, pc);
     jit_bind(a, end);
 }
 
