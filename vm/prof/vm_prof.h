@@ -219,6 +219,23 @@ VmProfStream *vm_prof_stream_detached(void);
 void vm_prof_stream_feed(VmProfStream *s, const uint64_t *ev, size_t n);
 void vm_prof_shadow_stream(void);
 
+/* The profile library (vm_prof_phase.h drives these; vm_prof.c's end says how).
+ * vm_prof_phase_begin: at the first profile.start, make this a sequential run of [an]
+ * (paused: events are dropped until vm_prof_phase_pause(false)); NULL, or why not (the
+ * command line's -Xprofile already profiles the run). vm_prof_phase_stream: give the calling
+ * native thread its stream (a thread that ran before the first start); false when the
+ * library is not profiling. vm_prof_phase_report: every stream's states merged into fresh
+ * ones, reported in [format] to [f] (0, or -1); vm_prof_phase_reset: every count back to 0;
+ * both with every other thread stopped. vm_prof_phase_analyses: the run's analyses. */
+bool vm_prof_phase_active(void);
+bool vm_prof_cmdline_active(void);
+const char *vm_prof_phase_begin(const ProfAnalysis *const *an, int n);
+bool vm_prof_phase_stream(void);
+void vm_prof_phase_pause(bool paused);
+int vm_prof_phase_report(FILE *f, ProfFormat format);
+bool vm_prof_phase_reset(void);
+int vm_prof_phase_analyses(const ProfAnalysis **an);
+
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);
 
