@@ -510,6 +510,7 @@ static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
     }
     /* As write_report scales: CAB sampling applies to concurrent analysis only. */
     const char *sampling = vm_shadow_on                                                     ? "shadow"
+                           : vm_sample_phase                                                ? "phase"
                            : vm_sample_code                                                 ? "code"
                            : run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential ? "events"
                                                                                            : "exhaustive";
