@@ -440,6 +440,11 @@ double vm_sample_fraction(void) {
 void vm_sample_print_stats(FILE *f) {
     if (!vm_sample_code || vm_shadow_on) return; /* shadows: vm_shadow_print_stats */
     VmSampleTl r = sum_ticks();
+    if (vm_sample_phase) { /* ticks are not counted (phase_flip): windows are the phases' */
+        fprintf(f, "[stats] profile library: %llu windows (one per thread that ran in each phase)\n",
+                (unsigned long long)r.windows);
+        return;
+    }
     uint64_t all = r.in + r.out;
     fprintf(f, "[stats] sample code: rate %g window %llu ticks: %llu windows, ticks in windows %llu of %llu (fraction %.6f)\n",
             vm_sample_opts.rate, (unsigned long long)vm_sample_opts.window, (unsigned long long)r.windows,
