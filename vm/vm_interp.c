@@ -181,7 +181,8 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
 static void execute_sampled_at(State *S, CallInfo *ci, uint8_t enter, int at, bool from_plain) {
     VmSampleTl *t = &vm_sample_tl;
     for (;;) {
-        if (t->left <= 0) vm_sample_flip();
+        /* (the profile library: a thread's first time here registers it, vm_sample.c) */
+        if (t->left <= 0 || (vm_sample_phase && !t->live)) vm_sample_flip();
         t->enter = enter;
         if (t->window != 0) {
             if (from_plain || S->sample_win != t->window) vm_sample_join(S, at, from_plain);

@@ -30,7 +30,11 @@
 #include "vm_shadow.h"
 #include "vm_thread.h"
 
-_Thread_local VmSampleTl vm_sample_tl;
+/* A countdown that never runs out until a thread begins (vm_sample_thread_begin sets it):
+ * compiled code made after the profile library's first start counts ticks on every thread,
+ * also on one that has never been through the trampoline (started before that start), and
+ * must not leave for the interpreter at each of them. */
+_Thread_local VmSampleTl vm_sample_tl = {.left = INT64_MAX / 2};
 bool vm_sample_code = false;
 VmSampleOptions vm_sample_opts;
 bool vm_sample_phase = false;
