@@ -13,7 +13,8 @@ vm/lib/vm_lib_profile.c, vm/prof/vm_prof_phase.h) around a phase of known shape.
   formats    every format profile.write has for those analyses, parsed back and compared
              with the JSON report of the same write: text, folded, callgrind, pprof (decoded
              by protoc-generated Python, as run_pprof_tests.py does), html (its embedded
-             data), annotate (pathprof, against the JSON paths' lines).
+             data; one page opened in headless Chromium, as run_html_tests.py does, when
+             chromium is installed), annotate (pathprof, against the JSON paths' lines).
   same       the JIT and the interpreter write the same JSON; so do every thread model
              (methodcount and callgraph).
   refused    the library in a run profiled from the command line (-Xprofile) fails with a
@@ -45,7 +46,7 @@ MODELS = {
 FORMATS = ("text", "json", "folded", "callgrind", "annotate", "pprof", "html")
 
 check = th.Checks()
-known.check = pp.check = check  # the helpers' checks count here
+known.check = pp.check = hp.check = check  # the helpers' checks count here
 
 
 def run(tandem, args, timeout=300):
@@ -168,6 +169,28 @@ def check_formats(name, d, docs, Profile):
     check(f"{name}: html self-contained", re.search(r"(src|href)=\"(https?:)?//", html) is None)
 
 
+def check_browser(name, path, docs):
+    """The library's page in headless Chromium, as run_html_tests.py opens -Xprofile's: the
+    viewer finished, no error or console message, every function name and the methodcount
+    table rendered."""
+    chromium = hp.find_chromium()
+    if chromium is None:
+        print("run_phase_tests: chromium not found, the page is not opened (scripts/setup.sh installs it)")
+        return
+    dom, err = hp.browser(chromium, path, ["--dump-dom"])
+    check(f"{name}: viewer ready", re.search(r'<html lang="en" data-viewer="ready"', dom) is not None, dom[:300] + err[-800:])
+    check(f"{name}: no viewer error", 'id="viewer-error"' not in dom)
+    console = [l for l in err.splitlines() if "Uncaught" in l or ":CONSOLE" in l]
+    check(f"{name}: no console message", not console, console[:5])
+    by = {d["analysis"]: d for d in docs}
+    text = hp.visible(dom)
+    names = {f["function"] for f in by["methodcount"]["functions"]}
+    check(f"{name}: every function name rendered", not [n for n in names if n not in text])
+    want = {f["function"]: f["calls"] for f in by["methodcount"]["functions"]}
+    rows = {k: round(v) for k, v in hp.table_counts(hp.section(dom, "methodcount")).items()}
+    check(f"{name}: the page's calls per function == methodcount", rows == want, f"{rows} != {want}")
+
+
 def one(tandem, tmp, jit, model, nthreads, Profile):
     name = f"jit={jit} {model} threads={nthreads}"
     d = tempfile.mkdtemp(prefix="phase_", dir=tmp)
@@ -178,6 +201,8 @@ def one(tandem, tmp, jit, model, nthreads, Profile):
     check(f"{name}: three json documents", [x["analysis"] for x in docs] == ["methodcount", "callgraph", "calltree"])
     check_exact(name, docs, nthreads)
     check_formats(name, d, docs, Profile)
+    if jit == "on" and model == "green2" and nthreads == 3:
+        check_browser(name + " html", os.path.join(d, "phase.html"), docs)
     return docs
 
 
