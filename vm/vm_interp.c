@@ -133,7 +133,7 @@ static void execute_hooked(State *S, CallInfo *ci) {
     S->hookmask &= (uint8_t)~VM_MASKSWITCH;
     /* vm_prof_tl: the profile library gives a thread that ran before its first start a
      * stream only at its first window (vm_sample.c, phase_flip) */
-    if (vm_prof_instrumented && vm_prof_tl != NULL)
+    if (vm_prof_instrumented && vm_prof_has_stream())
         vm_execute_hook_instr(S, ci);
     else
         vm_execute_hook(S, ci);

@@ -249,7 +249,14 @@ def main():
         for (jit, model, n), docs in seen.items():
             other = seen.get(("off", model, n))
             if jit == "on" and other is not None:
-                check(f"{model} threads={n}: JIT == interpreter (json)", docs == other)
+                # Green threads moving between two carriers: which carrier's stream sees an
+                # invocation's later calls is a matter of timing, so its depth-two pattern is
+                # not deterministic there (a frame replayed on the new carrier does not count
+                # one; -Xprofile's calltree behaves the same). The contexts and counts are.
+                strip = model == "green2"
+                a = [{k: v for k, v in d.items() if not (strip and k == "patterns")} for d in docs]
+                b = [{k: v for k, v in d.items() if not (strip and k == "patterns")} for d in other]
+                check(f"{model} threads={n}: JIT == interpreter (json)", a == b)
             base = seen.get((jit, "native", n))
             if base is not None:
                 check(f"jit={jit} {model} threads={n}: methodcount, callgraph == native's", docs[:2] == base[:2])

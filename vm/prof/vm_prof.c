@@ -131,7 +131,6 @@ static int fsource_cb(uint32_t id, ProfSource *out, void *ctx) {
 bool vm_prof_instrumented = false;
 uint64_t vm_prof_sync_seq; /* the last EV_SYNC number taken (vm_prof_sync_take) */
 unsigned vm_prof_needs = 0;
-_Thread_local VmProfStream *vm_prof_tl;
 
 
 static struct {
@@ -153,6 +152,11 @@ static struct {
  * nowhere. */
 static uint64_t no_ring_slot = CAB_MAGIC;
 static VmProfStream discard_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_WORD};
+/* A thread's stream until it gets one (VM_PS_NONE, vm_prof.h): nothing is counted. */
+static VmProfStream none_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_NONE};
+_Thread_local VmProfStream *vm_prof_tl = &none_stream;
+
+bool vm_prof_has_stream(void) { return vm_prof_tl != &none_stream && vm_prof_tl != NULL; }
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     switch (s->kind) {
@@ -161,6 +165,8 @@ void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
         break;
     case VM_PS_SHADOW:
         vm_shadow_put(ev);
+        break;
+    case VM_PS_NONE:
         break;
     case VM_PS_SEQUENTIAL:
         /* The profile library stopped: what a thread emits before its flip takes it out of
@@ -340,7 +346,7 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
 void vm_prof_thread_end(void) {
     VmProfStream *s = vm_prof_tl;
     vm_sample_thread_end(); /* also a thread without a stream the profile library counted */
-    if (s == NULL || s == &discard_stream) return;
+    if (s == NULL || s == &discard_stream || s == &none_stream) return;
     vm_prof_tl = &discard_stream;
     pthread_mutex_lock(&run.lock);
     bool finished = run.finished;
@@ -354,7 +360,7 @@ void vm_prof_thread_end(void) {
 static void on_switch(int carrier, uint64_t thread_id, State *moved) {
     (void)carrier;
     VmProfStream *s = vm_prof_tl;
-    if (s == NULL) return;
+    if (s == NULL || s == &none_stream) return;
     vm_prof_emit_icount();
     vm_prof_sync_emit(vm_prof_sync_take()); /* after the thread's switch-out (vm_green.c) */
     vm_prof_emit(ev_make(EV_THREAD, thread_id));

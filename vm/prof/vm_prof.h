@@ -34,7 +34,12 @@ typedef enum VmProfStage {
 } VmProfStage;
 
 enum { VM_PS_EXHAUSTIVE, VM_PS_SAMPLING, VM_PS_SEQUENTIAL, VM_PS_WORD,
-       VM_PS_SHADOW /* a shadow process's stream: events go to its slot (vm_shadow.c) */ };
+       VM_PS_SHADOW, /* a shadow process's stream: events go to its slot (vm_shadow.c) */
+       VM_PS_NONE /* no stream yet: where vm_prof_tl points until the thread gets one; its
+                     events go nowhere (the profile library: a thread, a carrier in
+                     particular, that a green thread reaches in a window before that carrier
+                     has flipped into it, reserves room after a call before it sees the window
+                     is not its own) */ };
 
 typedef struct VmProfStream {
     CabProducer prod;           /* concurrent: this stream's producer (first: the fast path) */
@@ -66,6 +71,8 @@ extern bool vm_prof_instrumented;
  * starts: the instrumented loop emits only these events. */
 extern unsigned vm_prof_needs;
 extern _Thread_local VmProfStream *vm_prof_tl;
+/* The thread has a stream of its own (vm_prof_tl is not the VM_PS_NONE one). */
+bool vm_prof_has_stream(void);
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) __attribute__((noinline));
 

@@ -28,54 +28,68 @@
  * inside a window only. */
 #define PHASE_NEEDS (PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN | PROF_NEED_PATH | PROF_NEED_MEM)
 
-static bool profiling; /* between start and stop (changed by the thread that calls them) */
-static bool started;   /* a start happened: the run is the library's */
-
-static void set_op(void *arg) {
-    bool on = *(bool *)arg;
-    vm_prof_phase_pause(!on);
-    vm_sample_phase_set(on);
-}
+/* Between start and stop, and whether a start happened (the run is the library's). Both
+ * change only inside a world stop (set_op), so two threads calling start (or stop)
+ * at once are serialised there: one succeeds, the other gets the error. */
+static bool profiling;
+static bool started;
 
 /* The first start: the run becomes the library's (vm_prof.c), with the world stopped so
  * that no thread enters the trampoline before the phase flag says how it flips. */
-typedef struct Begin {
-    const ProfAnalysis *const *an;
-    int n;
-    const char *err;
-} Begin;
-
-static void begin_op(void *arg) {
-    Begin *b = arg;
-    if ((b->err = vm_prof_phase_begin(b->an, b->n)) != NULL) return;
+static const char *begin(const ProfAnalysis *const *an, int n) {
+    const char *err = vm_prof_phase_begin(an, n);
+    if (err != NULL) return err;
     vm_sample_phase = true; /* before vm_sample_code: a trampoline's flip is the library's */
     vm_sample_code = true;
     if (vm_sample_jit_on) vm_sample_jit_on();
+    started = true;
+    return NULL;
+}
+
+typedef struct SetOp {
+    bool on;
+    const ProfAnalysis *const *an;
+    int n;
+    const char *err;
+} SetOp;
+
+static void set_op(void *arg) {
+    SetOp *o = arg;
+    if (o->on == profiling) {
+        o->err = o->on ? "already started (call profile.stop first)" : "not started";
+        return;
+    }
+    if (o->on && !started) {
+        if (o->n == 0) {
+            o->err = "the first profile.start names its analyses";
+            return;
+        }
+        if ((o->err = begin(o->an, o->n)) != NULL) return;
+    } else if (o->on && o->n > 0) {
+        const ProfAnalysis *have[VM_PROF_MAX_ANALYSES];
+        int m = vm_prof_phase_analyses(have);
+        bool same = m == o->n;
+        for (int i = 0; same && i < o->n; i++) same = have[i] == o->an[i];
+        if (!same) {
+            o->err = "the analyses are fixed by the first profile.start";
+            return;
+        }
+    }
+    vm_prof_phase_pause(!o->on);
+    vm_sample_phase_set(o->on);
+    profiling = o->on;
 }
 
 const char *vm_prof_phase_start(State *S, const ProfAnalysis *const *an, int n) {
-    if (profiling) return "already started (call profile.stop first)";
+    if (profiling) return "already started (call profile.stop first)"; /* before stopping the world */
     if (vm_prof_cmdline_active())
         return "this run is already profiled from the command line (-Xprofile): use one or the other";
     if (vm_sample_code && !vm_sample_phase) return "this run samples its code (-Xsample.mode): use one or the other";
     for (int i = 0; i < n; i++)
         if (an[i]->needs & ~PHASE_NEEDS) return "cannot profile a phase with this analysis (it needs events from the program's start)";
-    if (!started) {
-        if (n == 0) return "the first profile.start names its analyses";
-        Begin b = {an, n, NULL};
-        vm_safepoint_run(S, begin_op, &b);
-        if (b.err != NULL) return b.err;
-        started = true;
-    } else if (n > 0) {
-        const ProfAnalysis *have[VM_PROF_MAX_ANALYSES];
-        int m = vm_prof_phase_list(have);
-        bool same = m == n;
-        for (int i = 0; same && i < n; i++) same = have[i] == an[i];
-        if (!same) return "the analyses are fixed by the first profile.start";
-    }
-    bool on = true;
-    vm_safepoint_run(S, set_op, &on);
-    profiling = true;
+    SetOp o = {true, an, n, NULL};
+    vm_safepoint_run(S, set_op, &o);
+    if (o.err != NULL) return o.err;
     /* The caller's frames (and each C level below them, in turn) move to the trampoline at
      * their next check: right after this call returns (vm_interp.c, execute_switched). */
     S->hookmask |= VM_MASKSWITCH;
@@ -84,10 +98,9 @@ const char *vm_prof_phase_start(State *S, const ProfAnalysis *const *an, int n) 
 
 const char *vm_prof_phase_stop(State *S) {
     if (!profiling) return "not started";
-    bool on = false;
-    vm_safepoint_run(S, set_op, &on);
-    profiling = false;
-    return NULL;
+    SetOp o = {false, NULL, 0, NULL};
+    vm_safepoint_run(S, set_op, &o);
+    return o.err;
 }
 
 bool vm_prof_phase_on(void) { return profiling; }

@@ -291,7 +291,7 @@ static void phase_flip(VmSampleTl *t) {
     t->left = t->phase = FOREVER; /* ticks are not counted: the profile is not an estimate */
     t->window = 0;
     if (!__atomic_load_n(&phase_want, __ATOMIC_RELAXED)) return;
-    if (vm_prof_tl == NULL && !vm_prof_phase_stream()) return;
+    if (!vm_prof_has_stream() && !vm_prof_phase_stream()) return;
     t->window = new_window();
     t->windows++;
 }
