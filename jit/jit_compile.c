@@ -20,7 +20,19 @@ int64_t jit_tls_stream;
 bool jit_sample;
 int64_t jit_tls_sample;
 
+/* The profile library's first start (vm_sample.h, vm_sample_jit_on): code compiled from now
+ * on counts sampling ticks, and the call helpers (jit_frame.c) count entries and look for a
+ * window after calls into C, as with -Xsample.mode=code. Code compiled before has no ticks
+ * at its back edges: its frames leave at their next call (every call goes through
+ * jit_call). Called with the world stopped, so no thread is compiling. */
+static void sample_on(void) {
+    if (!jit_opts.on || jit_prof) return;
+    jit_tls_sample = (int64_t)((char *)&vm_sample_tl - (char *)__builtin_thread_pointer());
+    jit_sample = true;
+}
+
 void jit_configure(const JitOptions *o) {
+    vm_sample_jit_on = sample_on;
     jit_opts = *o;
     vm_jit_compiler = jit_compile; /* the interpreter's hook (jit_api.h) */
     vm_jit_enabled = o->on;

@@ -23,6 +23,14 @@ static uintptr_t enter_frame(State *S, CallInfo *nci) {
     /* -Xsample.mode=code: the entry's tick (as compiled calls count it at callentry); when it
      * ends the gap, the interpreter's trampoline starts the window at this frame's entry */
     if (jit_sample && __builtin_expect(--vm_sample_tl.left <= 0, 0)) {
+        /* The profile library forced a flip: make it here, so that a frame of a level that
+         * does not run in the trampoline (entered before the library's first start) does
+         * not leave compiled code at every call; the interpreter takes the frame only when
+         * a window opened (the trampoline's copy sees it, a plain copy goes on). */
+        if (vm_sample_phase) {
+            vm_sample_flip();
+            if (vm_sample_tl.window == 0) return code_at(nci->func->u.lf->p, nci->savedpc);
+        }
         vm_sample_tl.at = VM_SAMPLE_AT_ENTRY;
         return 1;
     }

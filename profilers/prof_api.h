@@ -193,7 +193,8 @@ typedef struct ProfRunFacts {
     int argc;
     const char *analysis;    /* "concurrent" or "sequential" */
     const char *threads;     /* "native" or "green" */
-    const char *sampling;    /* "exhaustive", "events" (the CAB's bursts), "code" (sampled
+    const char *sampling;    /* "exhaustive", "phase" (the profile library's start..stop
+                                intervals, each exhaustive), "events" (the CAB's bursts), "code" (sampled
                                 instrumentation) or "shadow" (shadow processes); the rate
                                 (the shadows' coverage) is each analysis's sample_rate */
     const ProfRunStream *streams; /* [nstreams], one per event stream */

@@ -292,10 +292,33 @@ static void flush(CallTree *ct) {
     }
 }
 
+/* The patterns of [b]'s open frames (with the children seen so far) counted in [a], as
+ * flush(b) would count them in b, but leaving b as it is: [b] may be a stream that goes on
+ * (the profile library's snapshots merge the live streams into a fresh state, and the
+ * frames' own returns count them in b later). */
+static void count_open(CallTree *a, const CallTree *b) {
+    uint32_t *tmp = NULL;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < b->th.n; i++) {
+        const Thread *t = &b->threads[i];
+        for (size_t j = t->len; j-- > 1;) {
+            const Frame *f = &t->stack[j];
+            if (f->replay) continue; /* as pop: counted where the invocation began */
+            size_t end = j + 1 < t->len ? t->stack[j + 1].cbase : t->klen, n = end - f->cbase;
+            if (n > cap) prof_grow((void **)&tmp, &cap, n, sizeof *tmp, WHO);
+            if (n) memcpy(tmp, t->kids + f->cbase, n * sizeof *tmp);
+            sort_u32(tmp, n);
+            count_pattern(a, b->nodes[f->node].fid, tmp, n, 1);
+            a->invocations++;
+        }
+    }
+    free(tmp);
+}
+
 static void ct_merge(void *into, void *from) {
     CallTree *a = into, *b = from;
     flush(a);
-    flush(b);
+    count_open(a, b);
     uint32_t *map = malloc((b->nnodes ? b->nnodes : 1) * sizeof *map);
     if (map == NULL) prof_oom(WHO);
     for (uint32_t i = 0; i < b->th.n; i++) {

@@ -57,6 +57,12 @@ bool vm_globalfuncname(State *S, const Value *f, char *buf, size_t size);
 #define VM_MASKRET 2u
 #define VM_MASKLINE 4u
 #define VM_MASKCOUNT 8u
+/* Not a hook: the profile library (vm/prof/vm_prof_phase.h) asks this coroutine's running
+ * frames to move to the switching copies of the interpreter. The plain copies already test
+ * hookmask after every call into C (HOOKSWITCH, vm_interp.c), so the request costs them
+ * nothing new; execute_hooked takes it there. Never seen by debug.gethook or lua_gethookmask,
+ * never inherited by a new coroutine. */
+#define VM_MASKSWITCH 0x40u
 
 /* Install [hook] (a function, or nil to remove) with [mask] and [count] on [L]: a mask of 0
  * or a nil hook turns hooks off, as lua_sethook. */

@@ -35,7 +35,7 @@ void vm_sethook(State *L, Value hook, unsigned mask, int count) {
 }
 
 void vm_hook_inherit(State *co, const State *from) {
-    co->hookmask = from->hookmask;
+    co->hookmask = (uint8_t)(from->hookmask & ~VM_MASKSWITCH);
     co->basehookcount = co->hookcount = from->basehookcount;
     co->hook = vm_nil();
 }

@@ -120,10 +120,20 @@ static void execute_hooked(State *S, CallInfo *ci);
 #define VM_EXEC_ROW vm_execute_hook_instr, 1, 0, 0, 0, 1
 #include "vm_interp_body.h"
 
+static void execute_switched(State *S, CallInfo *ci);
+
 /* Profiles stay whole while hooks run (the instrumented hooked copy); the path oracle does
- * not see hooked frames. */
+ * not see hooked frames. A mask of VM_MASKSWITCH alone is no hook but the profile library's
+ * request (vm_debug.h): the frames move to the sampling trampoline instead. */
 static void execute_hooked(State *S, CallInfo *ci) {
-    if (vm_prof_instrumented)
+    if (S->hookmask == VM_MASKSWITCH) {
+        execute_switched(S, ci);
+        return;
+    }
+    S->hookmask &= (uint8_t)~VM_MASKSWITCH;
+    /* vm_prof_tl: the profile library gives a thread that ran before its first start a
+     * stream only at its first window (vm_sample.c, phase_flip) */
+    if (vm_prof_instrumented && vm_prof_has_stream())
         vm_execute_hook_instr(S, ci);
     else
         vm_execute_hook(S, ci);
@@ -168,13 +178,11 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
  * their paths partial: always when coming from the plain copy (which may have started
  * frames inside the window, with stale path state), else when the window is not the one
  * that last took over this state (a coroutine or green thread that waited through a gap). */
-static void execute_sampled(State *S, CallInfo *ci) {
+static void execute_sampled_at(State *S, CallInfo *ci, uint8_t enter, int at, bool from_plain) {
     VmSampleTl *t = &vm_sample_tl;
-    uint8_t enter = VM_SAMPLE_ENTER_FRESH;
-    int at = VM_SAMPLE_AT_ENTRY;
-    bool from_plain = false;
     for (;;) {
-        if (t->left <= 0) vm_sample_flip();
+        /* (the profile library: a thread's first time here registers it, vm_sample.c) */
+        if (t->left <= 0 || (vm_sample_phase && !t->live)) vm_sample_flip();
         t->enter = enter;
         if (t->window != 0) {
             if (from_plain || S->sample_win != t->window) vm_sample_join(S, at, from_plain);
@@ -196,6 +204,27 @@ static void execute_sampled(State *S, CallInfo *ci) {
         ci = S->ci;
         enter = at == VM_SAMPLE_AT_ENTRY ? VM_SAMPLE_ENTER_START : VM_SAMPLE_ENTER_MID;
     }
+}
+
+static void execute_sampled(State *S, CallInfo *ci) {
+    execute_sampled_at(S, ci, VM_SAMPLE_ENTER_FRESH, VM_SAMPLE_AT_ENTRY, false);
+}
+
+/* The profile library's switch (vm/prof/vm_prof_phase.h): a copy found VM_MASKSWITCH after a
+ * call into C (HOOKSWITCH: ci stands after the call) or vm_execute at a frame's entry
+ * (savedpc at its first instruction, as the hooked copy tells the two apart). The frames of
+ * this C level run in the trampoline until the frame entered from C returns; the request is
+ * then raised again for the level below, whose copy takes it when the C function that
+ * called this level returns into it, so every level running when profiling started moves
+ * over as it gets control back. A level that is already in the trampoline nests one more
+ * trampoline, which changes nothing but a C frame. */
+static void execute_switched(State *S, CallInfo *ci) {
+    S->hookmask &= (uint8_t)~VM_MASKSWITCH;
+    if (ci->savedpc == ci->func->u.lf->p->code)
+        execute_sampled(S, ci);
+    else
+        execute_sampled_at(S, ci, VM_SAMPLE_ENTER_MID, VM_SAMPLE_AT_MID, true);
+    if (S->hookmask == 0) S->hookmask = VM_MASKSWITCH;
 }
 
 void vm_execute(State *S, CallInfo *ci) {

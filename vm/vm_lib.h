@@ -133,6 +133,7 @@ void vm_package_setpaths(State *S, bool use_env);
 void vm_open_debug(State *S);      /* vm_lib_debug.c: traceback, getinfo, ... */
 void vm_open_utf8(State *S);       /* vm_lib_utf8.c */
 void vm_open_ffi(State *S);        /* vm_lib_ffi.c: ffi.load, lib:func (libffi) */
+void vm_open_profile(State *S);    /* vm_lib_profile.c: require "profile" (package.loaded only) */
 
 /* Compile and load source (load(), require, the command line). On success pushes the new
  * main-chunk closure (with _ENV = [env] or the globals when env is NULL) and returns

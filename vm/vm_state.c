@@ -254,6 +254,7 @@ static void open_libs(State *S, void *ud) {
     vm_open_utf8(S);
     vm_open_ffi(S);
     vm_open_thread(S);
+    vm_open_profile(S);
     Value next = vm_getglobal(S, "next");
     if (next.tt == VT_CFUNC) S->g->fn_next = next.u.cf->f;
     Value ipairs = vm_getglobal(S, "ipairs"); /* its iterator is its upvalue (vm_lib_base.c) */

@@ -171,6 +171,7 @@
     if (estimated) s.appendChild(el('div', { cls: 'banner estimated', text: 'Sampled profile: counts are estimates, the observed counts scaled by 1/' + any.sample_rate + '.' }));
     var threadsCount = A.calltree ? A.calltree.threads.length : null;
     var sampling = run.sampling === 'exhaustive' ? 'exhaustive (every event analysed)'
+      : run.sampling === 'phase' ? 'the phases the program profiled (profile library): every event between profile.start and profile.stop'
       : run.sampling === 'shadow' ? 'shadow processes: instrumented forked copies of the program, coverage ' + (any ? any.sample_rate : '?')
       : (run.sampling === 'events' ? 'sampled: the CAB\'s bursts of events' : 'sampled: instrumented code in windows') +
         ', fraction ' + (any ? any.sample_rate : '?');

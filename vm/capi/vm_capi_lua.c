@@ -1227,7 +1227,7 @@ lua_Hook lua_gethook(lua_State *L) {
     return (lua_Hook)S->hook.u.cf->upvals[0].u.p;
 }
 
-int lua_gethookmask(lua_State *L) { return capi_S(L)->hookmask; }
+int lua_gethookmask(lua_State *L) { return capi_S(L)->hookmask & ~VM_MASKSWITCH; }
 int lua_gethookcount(lua_State *L) { return capi_S(L)->basehookcount; }
 
 int lua_setcstacklimit(lua_State *L, unsigned int limit) {

@@ -202,7 +202,7 @@ static int db_sethook(State *S) {
 static int db_gethook(State *S) {
     int arg;
     State *L1 = getthread(S, &arg);
-    if (L1->hookmask == 0) {
+    if ((L1->hookmask & ~VM_MASKSWITCH) == 0) {
         vm_pushnil(S);
         return 1;
     }

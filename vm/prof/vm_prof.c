@@ -20,6 +20,7 @@
 #include "vm_sample.h"
 #include "vm_shadow.h"
 #include "vm_thread.h"
+#include "vm_threadimpl.h"
 
 
 /* ======================================================================
@@ -148,7 +149,6 @@ static int fsource_cb(uint32_t id, ProfSource *out, void *ctx) {
 bool vm_prof_instrumented = false;
 uint64_t vm_prof_sync_seq; /* the last EV_SYNC number taken (vm_prof_sync_take) */
 unsigned vm_prof_needs = 0;
-_Thread_local VmProfStream *vm_prof_tl;
 
 
 static struct {
@@ -159,6 +159,8 @@ static struct {
     VmProfStream *streams;       /* every stream, newest first */
     int nstreams;
     bool finished;
+    bool phase;                  /* started by the profile library (vm_prof_phase_begin) */
+    bool paused;                 /* phase: the library is stopped; events are dropped */
 } run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Streams without a ring point their producer at a MAGIC word, so that the JIT's inline
@@ -168,6 +170,11 @@ static struct {
  * nowhere. */
 static uint64_t no_ring_slot = CAB_MAGIC;
 static VmProfStream discard_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_WORD};
+/* A thread's stream until it gets one (VM_PS_NONE, vm_prof.h): nothing is counted. */
+static VmProfStream none_stream = {.prod = {.cur = &no_ring_slot}, .kind = VM_PS_NONE};
+_Thread_local VmProfStream *vm_prof_tl = &none_stream;
+
+bool vm_prof_has_stream(void) { return vm_prof_tl != &none_stream && vm_prof_tl != NULL; }
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     switch (s->kind) {
@@ -177,7 +184,13 @@ void vm_prof_emit_other(VmProfStream *s, uint64_t ev) {
     case VM_PS_SHADOW:
         vm_shadow_put(ev);
         break;
+    case VM_PS_NONE:
+        break;
     case VM_PS_SEQUENTIAL:
+        /* The profile library stopped: what a thread emits before its flip takes it out of
+         * its window is not part of any phase. The flag changes only with the world stopped
+         * (vm_prof_phase.c), so every thread sees each change before it runs again. */
+        if (run.paused) break;
         s->nword++;
         for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->consume(s->st[i], &ev, 1);
         break;
@@ -373,8 +386,8 @@ void vm_prof_thread_begin(uint64_t thread_id, int carrier) {
 
 void vm_prof_thread_end(void) {
     VmProfStream *s = vm_prof_tl;
-    if (s == NULL || s == &discard_stream) return;
-    vm_sample_thread_end();
+    vm_sample_thread_end(); /* also a thread without a stream the profile library counted */
+    if (s == NULL || s == &discard_stream || s == &none_stream) return;
     vm_prof_tl = &discard_stream;
     pthread_mutex_lock(&run.lock);
     bool finished = run.finished;
@@ -388,7 +401,7 @@ void vm_prof_thread_end(void) {
 static void on_switch(int carrier, uint64_t thread_id, State *moved) {
     (void)carrier;
     VmProfStream *s = vm_prof_tl;
-    if (s == NULL) return;
+    if (s == NULL || s == &none_stream) return;
     vm_prof_emit_icount();
     vm_prof_sync_emit(vm_prof_sync_take()); /* after the thread's switch-out (vm_green.c) */
     vm_prof_emit(ev_make(EV_THREAD, thread_id));
@@ -544,6 +557,7 @@ static int write_html(FILE *f, void **st, const ProfReportOpts *ro) {
     }
     /* As write_report scales: CAB sampling applies to concurrent analysis only. */
     const char *sampling = vm_shadow_on                                                     ? "shadow"
+                           : vm_sample_phase                                                ? "phase"
                            : vm_sample_code                                                 ? "code"
                            : run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential ? "events"
                                                                                            : "exhaustive";
@@ -563,7 +577,7 @@ static int write_report(FILE *f, void **st) {
     if (run.opt.cab.mode == CAB_MODE_SAMPLING && !run.opt.sequential) ro.sample_rate = run.opt.cab.sample_rate;
     /* Sampled code: the fraction of ticks run inside windows, as measured (vm_sample.h);
      * nothing sampled at all reports zero counts, as estimates. */
-    if (vm_sample_code) {
+    if (vm_sample_code && !vm_sample_phase) {
         double frac = vm_sample_fraction();
         ro.sample_rate = frac > 0.0 ? frac : 1e-300;
         ro.shadow = vm_shadow_on; /* the fraction is the shadows' coverage (vm_shadow.h) */
@@ -645,6 +659,10 @@ static int finish_locked(void) {
     run.finished = true;
     pthread_mutex_unlock(&run.lock);
     vm_prof_tl = &discard_stream;
+    if (run.phase) { /* the profile library: reports are written by profile.write only */
+        run.paused = true;
+        return 0;
+    }
     vm_shadow_finish(); /* the last shadows analysed, the shadow thread gone: its states merge below */
     /* Every other thread is stopped for good (vm_threads_shutdown): close their streams.
      * A thread stopped inside a wait on its full ring leaves the wait (the analyzer frees
@@ -758,3 +776,85 @@ void vm_prof_emit_slow(uint64_t ev) { vm_prof_emit(ev); }
 void vm_prof_emit_mem_out(uint64_t ev) { vm_prof_emit_mem(ev); }
 
 void vm_prof_reserve_out(uint64_t n) { vm_prof_reserve((size_t)n); }
+
+/* ======================================================================
+ * The profile library's side (vm_prof_phase.c drives it, with the world stopped where it
+ * says so). The run is sequential: each stream's states are fed inline by its own thread,
+ * so with every other thread stopped at a safepoint they are whole up to that moment, and a
+ * snapshot needs no ring to drain.
+ * ====================================================================== */
+
+bool vm_prof_phase_active(void) { return run.active && run.phase; }
+bool vm_prof_cmdline_active(void) { return run.active && !run.phase; }
+
+const char *vm_prof_phase_begin(const ProfAnalysis *const *an, int n) {
+    if (run.active) return run.phase ? NULL : "this run is already profiled by -Xprofile";
+    if (run.finished) return "the program is ending";
+    memset(&run.opt, 0, sizeof run.opt);
+    for (int i = 0; i < n; i++) run.opt.analyses[i] = an[i];
+    run.opt.nanalyses = n;
+    run.opt.sequential = true;
+    run.opt.stage = VM_STAGE_FULL;
+    run.opt.format = PROF_JSON;
+    run.phase = true;
+    run.paused = true;
+    for (int i = 0; i < n; i++) vm_prof_needs |= an[i]->needs;
+    vm_pathprof_start(vm_prof_needs);
+    vm_threads_set_switch_hook(on_switch);
+    vm_prof_instrumented = true; /* the hooked copies emit while hooks run */
+    run.active = true;           /* threads started from now on get streams */
+    return NULL;
+}
+
+bool vm_prof_phase_stream(void) {
+    if (!run.active || !run.phase) return false;
+    Ctx *c = vm_ctx_current();
+    int carrier = c != NULL && c->carrier != NULL ? vm_green_carrier_index(c) : -1;
+    uint64_t id = carrier >= 0 ? 0 : vm_thread_id(NULL);
+    VmProfStream *s = stream_new(id, carrier);
+    vm_prof_tl = s;
+    if (id != 0) vm_prof_emit(ev_make(EV_THREAD, id));
+    return true;
+}
+
+void vm_prof_phase_pause(bool paused) { run.paused = paused; }
+
+/* The analyses' states merged into fresh ones (the streams' keep counting), or NULL. */
+static bool merge_fresh(void **st) {
+    for (int i = 0; i < run.opt.nanalyses; i++) {
+        if ((st[i] = run.opt.analyses[i]->open()) == NULL) {
+            while (i-- > 0) run.opt.analyses[i]->close(st[i]);
+            return false;
+        }
+        for (VmProfStream *s = run.streams; s; s = s->next)
+            if (s->st[i] != NULL) run.opt.analyses[i]->merge(st[i], s->st[i]);
+    }
+    return true;
+}
+
+int vm_prof_phase_report(FILE *f, ProfFormat format) {
+    void *st[VM_PROF_MAX_ANALYSES];
+    if (!merge_fresh(st)) return -1;
+    ProfFormat was = run.opt.format;
+    run.opt.format = format;
+    int rc = write_report(f, st);
+    run.opt.format = was;
+    for (int i = 0; i < run.opt.nanalyses; i++) run.opt.analyses[i]->close(st[i]);
+    return rc;
+}
+
+bool vm_prof_phase_reset(void) {
+    for (VmProfStream *s = run.streams; s; s = s->next)
+        for (int i = 0; i < run.opt.nanalyses; i++) {
+            void *fresh = run.opt.analyses[i]->open();
+            if (fresh == NULL) return false;
+            run.opt.analyses[i]->close(s->st[i]);
+            s->st[i] = fresh;
+        }
+    return true;
+}
+
+int vm_prof_phase_analyses(const ProfAnalysis **an) {
+    for (int i = 0; i < run.opt.nanalyses; i++) an[i] = run.opt.analyses[i];
+    return run.opt.nanalyses;
+}

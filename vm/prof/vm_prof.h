@@ -34,7 +34,12 @@ typedef enum VmProfStage {
 } VmProfStage;
 
 enum { VM_PS_EXHAUSTIVE, VM_PS_SAMPLING, VM_PS_SEQUENTIAL, VM_PS_WORD,
-       VM_PS_SHADOW /* a shadow process's stream: events go to its slot (vm_shadow.c) */ };
+       VM_PS_SHADOW, /* a shadow process's stream: events go to its slot (vm_shadow.c) */
+       VM_PS_NONE /* no stream yet: where vm_prof_tl points until the thread gets one; its
+                     events go nowhere (the profile library: a thread, a carrier in
+                     particular, that a green thread reaches in a window before that carrier
+                     has flipped into it, reserves room after a call before it sees the window
+                     is not its own) */ };
 
 typedef struct VmProfStream {
     CabProducer prod;           /* concurrent: this stream's producer (first: the fast path) */
@@ -66,6 +71,8 @@ extern bool vm_prof_instrumented;
  * starts: the instrumented loop emits only these events. */
 extern unsigned vm_prof_needs;
 extern _Thread_local VmProfStream *vm_prof_tl;
+/* The thread has a stream of its own (vm_prof_tl is not the VM_PS_NONE one). */
+bool vm_prof_has_stream(void);
 
 void vm_prof_emit_other(VmProfStream *s, uint64_t ev) __attribute__((noinline));
 
@@ -238,6 +245,23 @@ int vm_trace_finish(void);
 VmProfStream *vm_prof_stream_detached(void);
 void vm_prof_stream_feed(VmProfStream *s, const uint64_t *ev, size_t n);
 void vm_prof_shadow_stream(void);
+
+/* The profile library (vm_prof_phase.h drives these; vm_prof.c's end says how).
+ * vm_prof_phase_begin: at the first profile.start, make this a sequential run of [an]
+ * (paused: events are dropped until vm_prof_phase_pause(false)); NULL, or why not (the
+ * command line's -Xprofile already profiles the run). vm_prof_phase_stream: give the calling
+ * native thread its stream (a thread that ran before the first start); false when the
+ * library is not profiling. vm_prof_phase_report: every stream's states merged into fresh
+ * ones, reported in [format] to [f] (0, or -1); vm_prof_phase_reset: every count back to 0;
+ * both with every other thread stopped. vm_prof_phase_analyses: the run's analyses. */
+bool vm_prof_phase_active(void);
+bool vm_prof_cmdline_active(void);
+const char *vm_prof_phase_begin(const ProfAnalysis *const *an, int n);
+bool vm_prof_phase_stream(void);
+void vm_prof_phase_pause(bool paused);
+int vm_prof_phase_report(FILE *f, ProfFormat format);
+bool vm_prof_phase_reset(void);
+int vm_prof_phase_analyses(const ProfAnalysis **an);
 
 /* -Xstats: the streams' counters (after vm_prof_finish). */
 void vm_prof_print_stats(FILE *f);

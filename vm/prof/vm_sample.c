@@ -28,10 +28,20 @@
 #include "vm_prof.h"
 #include "vm_sample.h"
 #include "vm_shadow.h"
+#include "vm_thread.h"
 
-_Thread_local VmSampleTl vm_sample_tl;
+/* A countdown that never runs out until a thread begins (vm_sample_thread_begin sets it):
+ * compiled code made after the profile library's first start counts ticks on every thread,
+ * also on one that has never been through the trampoline (started before that start), and
+ * must not leave for the interpreter at each of them. */
+_Thread_local VmSampleTl vm_sample_tl = {.left = INT64_MAX / 2};
 bool vm_sample_code = false;
 VmSampleOptions vm_sample_opts;
+bool vm_sample_phase = false;
+void (*vm_sample_jit_on)(void);
+/* The profile library's request: windows open (profile.start) or closed (profile.stop).
+ * Written with the world stopped (vm_sample_phase_set), read by each thread at its flips. */
+static bool phase_want;
 
 /* Window numbers are global so that a state stamped in a window of one carrier is never
  * taken for current in another carrier's window (green threads move). Rate 1: one window,
@@ -90,9 +100,8 @@ static int64_t next_gap(VmSampleTl *t, int64_t rest) {
     return n > 0 ? n : 1;
 }
 
-void vm_sample_thread_begin(void) {
-    if (!vm_sample_code) return;
-    VmSampleTl *t = &vm_sample_tl;
+/* Joins [t] to the live threads (under tot.lock). */
+static uint64_t register_live(VmSampleTl *t) {
     memset(t, 0, sizeof *t);
     set_shift(t, 0);
     pthread_mutex_lock(&tot.lock);
@@ -101,6 +110,21 @@ void vm_sample_thread_begin(void) {
     tot.live = t;
     t->live = 1;
     pthread_mutex_unlock(&tot.lock);
+    return k;
+}
+
+/* A thread that ran language code before the first profile.start (the main thread, a
+ * carrier, a native thread) reaches the library's flips without vm_sample_thread_begin. */
+static void phase_register(VmSampleTl *t) { register_live(t); }
+
+void vm_sample_thread_begin(void) {
+    if (!vm_sample_code) return;
+    VmSampleTl *t = &vm_sample_tl;
+    uint64_t k = register_live(t);
+    if (vm_sample_phase) { /* the profile library: its flip opens a window or none */
+        t->left = 0;
+        return;
+    }
     uint64_t seed = vm_sample_opts.seed;
     if (seed == 0) {
         struct timespec ts;
@@ -218,6 +242,14 @@ static bool next_piece(VmSampleTl *t) {
     return true;
 }
 
+/* A new window number, never 0 ("between windows") nor ONE_WINDOW (rate 1's). */
+static uint32_t new_window(void) {
+    uint32_t w = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
+    if (w == 0 || w == ONE_WINDOW) /* wrapped */
+        w = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
+    return w;
+}
+
 static void open_window(VmSampleTl *t) {
     bool adaptive = vm_sample_opts.adaptive;
     if (adaptive) {
@@ -234,9 +266,7 @@ static void open_window(VmSampleTl *t) {
             t->emitted = t->shift;
         }
     }
-    t->window = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
-    if (t->window == 0 || t->window == ONE_WINDOW) /* wrapped: 0 means "between windows" */
-        t->window = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
+    t->window = new_window();
     t->wshift = t->shift;
     t->windows++;
     t->left = t->phase = (int64_t)vm_sample_opts.window;
@@ -248,8 +278,38 @@ static void open_window(VmSampleTl *t) {
     }
 }
 
+/* The profile library's flip (vm_sample_phase): only vm_sample_phase_set forces one (a
+ * countdown of FOREVER never runs out), and each opens a new window or none, as the library
+ * asks. A new number every time: the instrumented copy sees its window is not the one its
+ * frames were joined in (SAMPLE_STALE) and replays them, so a phase never continues the
+ * previous phase's calling contexts. A thread without a stream (one that existed before the
+ * first profile.start: vm_prof_phase.c) never opens one. */
+static void phase_register(VmSampleTl *t);
+
+static void phase_flip(VmSampleTl *t) {
+    if (!t->live) phase_register(t); /* so that the next vm_sample_phase_set reaches it */
+    t->left = t->phase = FOREVER; /* ticks are not counted: the profile is not an estimate */
+    t->window = 0;
+    if (!__atomic_load_n(&phase_want, __ATOMIC_RELAXED)) return;
+    if (!vm_prof_has_stream() && !vm_prof_phase_stream()) return;
+    t->window = new_window();
+    t->windows++;
+}
+
+void vm_sample_phase_set(bool on) {
+    phase_want = on;
+    vm_sample_tl.left = 0; /* the caller's own flip: at its next tick or check */
+    pthread_mutex_lock(&tot.lock);
+    for (VmSampleTl *t = tot.live; t; t = t->next) t->left = 0;
+    pthread_mutex_unlock(&tot.lock);
+}
+
 void vm_sample_flip(void) {
     VmSampleTl *t = &vm_sample_tl;
+    if (vm_sample_phase) {
+        phase_flip(t);
+        return;
+    }
     if (vm_shadow_on) { /* no window in the program itself: a check of the shadow scheduler */
         vm_shadow_flip();
         return;
@@ -309,6 +369,9 @@ static void restart_path(CallInfo *ci, Proto *p) {
 
 void vm_sample_join(State *S, int at, bool force) {
     uint32_t w = vm_sample_tl.window;
+    /* The profile library: a carrier's stream dropped its switches while the library was
+     * stopped (or did not exist yet): say which green thread runs before its frames. */
+    if (vm_sample_phase && vm_prof_tl->carrier >= 0) vm_prof_emit(ev_make(EV_THREAD, vm_thread_id(S)));
     const CallInfo *skip = at == VM_SAMPLE_AT_ENTRY ? S->ci : NULL;
     if (at == VM_SAMPLE_AT_BACK && !(S->ci->callstatus & CIST_C)) restart_path(S->ci, S->ci->func->u.lf->p);
     bool any = false;
@@ -381,6 +444,11 @@ double vm_sample_fraction(void) {
 void vm_sample_print_stats(FILE *f) {
     if (!vm_sample_code || vm_shadow_on) return; /* shadows: vm_shadow_print_stats */
     VmSampleTl r = sum_ticks();
+    if (vm_sample_phase) { /* ticks are not counted (phase_flip): windows are the phases' */
+        fprintf(f, "[stats] profile library: %llu windows (one per thread that ran in each phase)\n",
+                (unsigned long long)r.windows);
+        return;
+    }
     uint64_t all = r.in + r.out;
     fprintf(f, "[stats] sample code: rate %g window %llu ticks: %llu windows, ticks in windows %llu of %llu (fraction %.6f)\n",
             vm_sample_opts.rate, (unsigned long long)vm_sample_opts.window, (unsigned long long)r.windows,

@@ -108,6 +108,18 @@ extern _Thread_local VmSampleTl vm_sample_tl;
 extern bool vm_sample_code;
 extern VmSampleOptions vm_sample_opts;
 
+/* The profile library (vm/lib/vm_lib_profile.c, vm_prof_phase.c) drives the windows instead
+ * of the countdown: set (with vm_sample_code) at the first profile.start, never cleared. A
+ * thread's countdown is then FOREVER, and its phase flips only when vm_sample_phase_set
+ * forces it: to a window while the library profiles, to none while it does not. */
+extern bool vm_sample_phase;
+/* With every other language thread stopped (vm_safepoint_run): every live thread's (and the
+ * caller's) next tick or check flips to a window ([on]) or out of one. */
+void vm_sample_phase_set(bool on);
+/* Set by jit_configure (the dependency points from jit/ to vm/): from now on compiled code
+ * counts ticks as in -Xsample.mode=code, so that a forced flip takes a frame out of it. */
+extern void (*vm_sample_jit_on)(void);
+
 /* The instrumented sampling copy's Ball-Larus action and frame end (vm_prof.h's
  * vm_prof_path_act and vm_prof_frame_exit_events, but a frame marked CIST_SAMPLEPART emits
  * no path: its register holds a path that began before the window; the mark goes at the
