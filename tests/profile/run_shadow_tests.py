@@ -204,7 +204,7 @@ def test_kill_some(tandem):
     name = "kill every 2"
     c0, so0, se0 = run(tandem, [KNOWN])
     code, rep, so, se = profile(tandem, KNOWN, "methodcount", ["-Xsample.mode=shadow", "-Xshadow.length=3000",
-                                                               "-Xshadow.load=4", "-Xshadow.timeout=100",
+                                                               "-Xshadow.load=4", "-Xshadow.timeout=30",
                                                                "-Xtest.shadow_kill=2", "-Xstats"])
     check(f"{name}: runs, output intact", c0 == 0 and code == 0 and so == so0, se[-600:])
     st, ends = stats(se)

@@ -26,7 +26,8 @@
 
 /* What the library can count for a phase: events emitted by the instrumented interpreter
  * inside a window only. */
-#define PHASE_NEEDS (PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN | PROF_NEED_PATH | PROF_NEED_MEM)
+#define PHASE_NEEDS (PROF_NEED_CALL | PROF_NEED_SITE | PROF_NEED_RETURN | PROF_NEED_PATH | PROF_NEED_MEM | \
+                     PROF_NEED_PC)
 
 /* Between start and stop, and whether a start happened (the run is the library's). Both
  * change only inside a world stop (set_op), so two threads calling start (or stop)
