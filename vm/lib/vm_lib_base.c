@@ -323,7 +323,7 @@ static int base_pairs(State *S) {
 
 /* The iterator of ipairs: t[i+1] (through __index as in 5.4), stopping at the first nil. */
 static int ipairs_aux(State *S) {
-    vm_Integer i = vm_check_integer(S, 2) + 1;
+    vm_Integer i = (vm_Integer)((vm_Unsigned)vm_check_integer(S, 2) + 1u); /* wraps, as lua5.4's */
     Value *tv = vm_at(S, 1);
     Value v;
     if (vm_istable(tv) && tv->u.t->meta == NULL) {
