@@ -85,9 +85,8 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
  * it is nil and the table [table] has a metatable. Then, for a string [key] (not NULL; slot
  * in rax, table in rcx), the __index chain of tables is followed as the interpreter does
  * (vm_index_str, vm_meta.h: a slot, or a nil whose event is of the table); what that cannot
- * answer (an __index function, a long chain),
- * and any other key, is stepped at [pc]. R[ra] takes the value (an EV_LOAD of the slot read
- * while profiling). */
+ * answer (an __index function, a long chain), and any other key, is stepped at [pc]. R[ra]
+ * takes the value (an EV_LOAD of the slot read while profiling). */
 static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table, String *key) {
     Asm *a = &c->a;
     int store = jit_new_label(a);
