@@ -56,6 +56,15 @@ void tpl_forprep(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_emit_path_action(c, pc, 0);
 }
 
+/* The taken back edge of the loop instruction [i] at [pc] (FORLOOP, TFORLOOP): its path
+ * action, the sampling tick, the safepoint poll, the jump. */
+static void loop_back(Comp *c, int pc, Instr i) {
+    int target = pc + 1 + vm_sbx(i);
+    jit_emit_path_action(c, pc, 1);
+    jit_sample_tick(c, target);
+    jit_poll_then_jump(c, target);
+}
+
 /* FORLOOP */
 void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
@@ -72,9 +81,7 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, VAL(ra), R(RAX));
     INS2(a, MOV, VAL(ra + 3), R(RAX));
     INS2(a, MOV, TAG(ra + 3), I(VT_INT));
-    jit_emit_path_action(c, pc, 1);
-    jit_sample_tick(c, pc + 1 + vm_sbx(i));
-    jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
+    loop_back(c, pc, i);
 }
 
 /* TFORCALL over pairs() (without __pairs) or ipairs() of a table without a metatable: one step of
@@ -109,9 +116,7 @@ void tpl_tforloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     JMP(a, JZ, jit_edge_label(c, pc, 0, L(c, pc + 1)));
     INS2(a, MOVDQA, R(XMM0), WHOLE(ra + 4));
     INS2(a, MOVDQA, WHOLE(ra + 2), R(XMM0));
-    jit_emit_path_action(c, pc, 1);
-    jit_sample_tick(c, pc + 1 + vm_sbx(i));
-    jit_poll_then_jump(c, pc + 1 + vm_sbx(i));
+    loop_back(c, pc, i);
 }
 
 /* CONCAT: vm_concat over R[A] .. R[A+B-1] as the interpreter calls it (savedpc; top after the

@@ -15,8 +15,9 @@ LClosure *vm_newlclosure(State *S, Proto *p) {
 
 LClosure *vm_closure(State *S, const LClosure *cl, Proto *np) {
     LClosure *ncl = vm_newlclosure(S, np);
-    Value *base = S->ci->func + 1; /* after the allocation: stacks do not move on collection, but
-                                    * read it where it is used */
+    /* the frame's registers: a stack moves only when it grows, never in a collection, so
+     * base stays valid across the allocations here */
+    Value *base = S->ci->func + 1;
     for (int j = 0; j < np->nupvals; j++) {
         const UpvalDesc *d = &np->upvals[j];
         ncl->upvals[j] = d->instack ? vm_findupval(S, base + d->idx) : cl->upvals[d->idx];
