@@ -172,6 +172,7 @@ static int finish(int code) {
     if (vm_trace_finish() != 0 && code == 0) code = 1; /* after the profile: analyzers record */
     if (print_stats) {
         stats_report();
+        if (vm_jit_enabled) jit_print_stats(stderr);
         vm_prof_print_stats(stderr);
     }
     return code;

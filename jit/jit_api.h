@@ -48,6 +48,9 @@ typedef struct JitCode {
     size_t memsize;         /* bytes mapped */
     size_t codesize;        /* bytes used */
     int ntemplated;         /* instructions with a template, for -Xdump=jit */
+    struct JitFieldIC *ic;  /* the inline caches of its field sites (jit/jit_ic.c): a malloc'd
+                               array that the code points into, kept as long as the code */
+    int nic;                /* how many */
 } JitCode;
 
 /* Runtime switches, set once by the command line before the program runs. */
@@ -65,6 +68,11 @@ extern bool vm_jit_enabled;
 extern const struct JitCode *(*vm_jit_compiler)(Proto *p);
 
 void jit_configure(const JitOptions *o);
+
+/* -Xstats: the field sites given an inline cache and their misses by reason (jit/jit_ic.c),
+ * one "[stats] jit: ..." line on [out]. Counted without atomics: under threads the counts
+ * may lose a few. */
+void jit_print_stats(FILE *out);
 
 /* The compiled code of [p], compiling it first if no thread has (under a lock; the result
  * is published with a release store in p->jit). Never NULL: a function that cannot be

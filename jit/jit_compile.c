@@ -238,6 +238,13 @@ static JitCode *compile_locked(Proto *p) {
         tmpl[pc] = t->emit != NULL && (t->ok == NULL || t->ok(&c, pc));
         ntemplated += tmpl[pc];
     }
+    /* The inline caches of the field sites (jit_ic.c): data, not code, so that any thread may
+     * rewrite them while the code stays read + execute. */
+    int nic = 0;
+    for (int pc = 0; pc < c.n; pc++) nic += jit_ic_wanted(&c, pc);
+    c.icchain = -1;
+    c.capic = nic;
+    if (nic > 0 && (c.ic = calloc((size_t)nic, sizeof *c.ic)) == NULL) goto fail;
 
     /* Prologue (enter): rdi = S, rsi = ci, rdx = base, rcx = target. Five pushes after the
      * return address leave rsp 16-byte aligned for calls to C. */
@@ -337,6 +344,7 @@ static JitCode *compile_locked(Proto *p) {
     jit_load_stream(&c); /* after a helper in C (jit_call may have run a C function) */
     INS1(a, JMP, R(RAX));
     jit_emit_edge_stubs(&c);
+    jit_emit_ic_chain(&c);
     jit_emit_slow_stubs(&c);
     jit_emit_sample_stubs(&c);
     /* The interpreter continues S->ci at its savedpc (the epilogue stores it back, unchanged). */
@@ -370,6 +378,9 @@ static JitCode *compile_locked(Proto *p) {
     jc->memsize = mapped;
     jc->codesize = a->len;
     jc->ntemplated = ntemplated;
+    jc->ic = c.ic;
+    jc->nic = c.nic;
+    c.ic = NULL;
     if (jit_opts.dump) dump(&c, jc, mem);
     if (jit_opts.perfmap) {
         char name[160];
@@ -390,6 +401,7 @@ fail:
         fprintf(stderr, "jit: %s: not compiled (%s%s%s), interpreted\n", name, c.a.why ? c.a.why : "out of memory",
                 c.a.why && c.a.whymn ? ": " : "", c.a.why && c.a.whymn ? ZydisMnemonicGetString((ZydisMnemonic)c.a.whymn) : "");
     }
+    free(c.ic);
     free(c.edge);
     free(c.slow);
     free(c.a.buf);

@@ -25,6 +25,7 @@
 #include "jit_api.h"
 #include "jit_asm.h"
 #include "ev_api.h"
+#include "vm_meta.h"
 #include "vm_opcodes.h"
 #include "vm_state.h"
 
@@ -65,6 +66,8 @@ extern int64_t jit_tls_sample; /* &vm_sample_tl - the thread pointer */
 #define R8 ZYDIS_REGISTER_R8
 #define R9 ZYDIS_REGISTER_R9
 #define EAX ZYDIS_REGISTER_EAX
+#define R10 ZYDIS_REGISTER_R10
+#define R11 ZYDIS_REGISTER_R11
 #define XMM0 ZYDIS_REGISTER_XMM0
 #define XMM1 ZYDIS_REGISTER_XMM1
 
@@ -106,6 +109,11 @@ typedef struct Comp {
     int *samplestub;   /* -Xsample.mode=code, per back-edge target: the out-of-line exit to the
                           interpreter when a tick ends the gap, or -1 */
     int sampleentry, samplestep; /* the same at callentry and after a step (0: none) */
+    struct JitFieldIC *ic; /* the inline caches of the string-key field sites (jit_ic.c), one
+                          per site in pc order; becomes JitCode.ic */
+    int nic, capic;    /* sites given a cache so far (jit_ic_site), and room: the sites
+                          jit_ic_wanted counted (the two agree, or the compiler has a bug) */
+    int icchain;       /* label: the __index chain walker (jit_emit_ic_chain), or -1 unused */
     size_t templates_end;
 } Comp;
 
@@ -230,6 +238,80 @@ void jit_emit_frame_exit(Comp *c);
 /* At the start of every instruction's code, while an analysis needs costs: one more
  * instruction in the stream's count (VmProfStream.icount, as COUNT_INSTR in the interpreter). */
 void jit_emit_count(Comp *c);
+
+/* ======================================================================
+ * Inline caches of string-key field accesses (jit_ic.c)
+ * ======================================================================
+ * One JitFieldIC per GETFIELD, GETTABUP, SELF (constant key), SETFIELD and SETTABUP site:
+ * where its key was last found, as positions (hash + nodes stepped over, used masked with
+ * the table's hmask: vm_table_getstr_at), never as pointers. The code trusts no entry: each
+ * probe re-reads the table's current mask and block, the node's key whole, and accepts only
+ * the site's own key (the interned constant, by identity); a wrong or stale position just
+ * misses. So the cache needs no invalidation, holds nothing the collector must see, and any
+ * thread may rewrite it at any time (relaxed 32-bit stores in the miss handlers). */
+typedef struct JitFieldIC {
+    String *key;                      /* the site's constant key (kept alive by p->k) */
+    uint32_t pos[VM_INDEX_INLINE + 1];/* pos[L]: key's position in the table at level L of
+                                         the __index chain (level 0: the table indexed) */
+    uint32_t mpos[VM_INDEX_INLINE];   /* mpos[L]: "__index"'s position in the metatable of the
+                                         table at level L */
+    uint32_t tabup;                   /* GETTABUP: results from the chain have the table's
+                                         event, as the interpreter's FINISHGET gives them */
+} JitFieldIC;
+
+/* Whether the instruction at [pc] gets an inline cache (the templates of jit_tpl_table.c that
+ * take one), and the next cache for it, initialised, at compilation. */
+bool jit_ic_wanted(const Comp *c, int pc);
+JitFieldIC *jit_ic_site(Comp *c, String *key, bool tabup);
+
+/* rax = the node at position [disp](r10) (an offset into the site's JitFieldIC, in r10) of the
+ * hash part of table [t]: the position masked with t->hmask, read before t->node (the rule of
+ * vm_table_hpart). Uses rcx. */
+void jit_ic_node(Comp *c, ZydisRegister t, int64_t disp);
+/* To [miss] unless node rax holds the String [key] (a register, or a memory operand), read
+ * whole. Uses rdx, xmm0, xmm1. */
+void jit_ic_key_is(Comp *c, Op key, int miss);
+/* r10 = the site's cache [ic], r8 = its key: what the probes below and the chain walker use. */
+void jit_ic_site_regs(Comp *c, const JitFieldIC *ic);
+/* The key (r8) at position [disp](r10) of table [t]: rax = its value slot, and to [live] when
+ * the value is not nil, on (falling through) when it is (a dead key), to [notkey] when the
+ * node holds another key. Uses rcx, rdx, xmm0, xmm1. */
+void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, int notkey, int live);
+/* To [maybe] unless the key filter of table [t]'s current block proves key hash [h] absent
+ * (vm_table_maybe_has). Uses rax. */
+void jit_ic_filter(Comp *c, ZydisRegister t, uint32_t h, int maybe);
+
+/* The __index chain walker, out of line, called (a near call: it calls nothing, so the stack
+ * needs no alignment) with rdi = a table whose own node for the key is nil or absent, r8 =
+ * the key, r10 = the site's JitFieldIC, r11 = the key filter's bit of the key: rax = the slot
+ * of the first table up the chain where the key's value is not nil, &vm_absent when the chain
+ * ends (the value is nil), 0 when the caches miss or the chain needs the interpreter. The
+ * same walk as vm_index_str_at, through the cached positions; on a miss, ecx = why (IC_MISS_*).
+ * Uses rcx, rdx, rsi, rdi, xmm0, xmm1; keeps r8 to r11. Placed once per function (c->icchain). */
+void jit_emit_ic_chain(Comp *c);
+
+/* The miss handlers, in C. jit_ic_get: R[A] = t[key] as far as the interpreter's GETFIELD
+ * does it without a metamethod call (t's node, then vm_index_str_at), the positions found
+ * stored in the cache: rax = the slot (NULL: the instruction is stepped), rdx = the address of
+ * its EV_LOAD (the slot, or t for the chain's nil and, for GETTABUP, anything from the
+ * chain). jit_ic_slot: vm_table_slotstr through the cache. Neither raises nor allocates. */
+typedef struct JitGet {
+    const Value *slot;
+    const void *ev;
+} JitGet;
+/* Why a read missed, counted for -Xstats (jit_print_stats): the machine code puts it in ecx,
+ * jit_ic_get's fourth argument. ORDER ICMISS: jit_ic.c's names. */
+enum {
+    IC_MISS_KEY,      /* the key not at its cached node of the table indexed, and its filter bit set */
+    IC_MISS_INDEX,    /* "__index" not at its cached node of a metatable */
+    IC_MISS_NOTTABLE, /* __index holds no table (a function, a string, a dead nil) */
+    IC_MISS_CHAIN,    /* the key not at its cached node up the chain, and its filter bit set */
+    IC_MISS_DEEP,     /* the key in none of the VM_INDEX_INLINE tables up the chain */
+    IC_MISS_STORE,    /* a store's key not at its cached node, and its filter bit set */
+    IC_MISS_N
+};
+JitGet jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why);
+Value *jit_ic_slot(Table *t, JitFieldIC *ic);
 
 /* ======================================================================
  * Helpers compiled code calls (jit_frame.c): each returns 0 (go on in this frame, or a

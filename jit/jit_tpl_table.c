@@ -6,36 +6,6 @@
 #include "vm_string.h"
 #include "vm_table.h"
 
-/* The first probe of a string-key lookup inline (vm_table_getstr_inline's first step), for
- * table rdi and constant key [key]: if the node at hash & hmask holds [key] itself, rax gets
- * its value slot and control goes to [hit]; otherwise falls through with rdi and rsi (the key)
- * set for the out-of-line lookup. The key is read whole (vm_load16: another thread may be
- * storing it) and only the copy is inspected; hmask is read before node, as lookups must
- * (it never exceeds the mask of the block node points to). Uses rax, rcx, rdx, xmm0, xmm1. */
-static void probe_str(Comp *c, String *key, int hit) {
-    Asm *a = &c->a;
-    uint32_t h = vm_str_cachedhash(key);
-    if (h == 0) h = vm_string_hash(key);
-    int miss = jit_new_label(a);
-    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), M(RDI, offsetof(Table, hmask), 4));
-    INS2(a, MOV, R(RAX), M(RDI, offsetof(Table, node), 8));
-    INS2(a, AND, R(ZYDIS_REGISTER_ECX), I((int64_t)(int32_t)h));
-    INS2(a, SHL, R(RCX), I(5)); /* sizeof(Node) */
-    INS2(a, LEA, R(RAX), MX(RAX, RCX, 1, offsetof(TabNodes, n), 8));
-    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-    load_imm64(c, RSI, (uint64_t)(uintptr_t)key);
-    INS2(a, MOVQ, R(RDX), R(XMM0));
-    INS2(a, CMP, R(RDX), R(RSI));
-    JMP(a, JNZ, miss);
-    jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
-    INS2(a, MOVD, R(ZYDIS_REGISTER_EDX), R(XMM1));
-    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_STR));
-    JMP(a, JNZ, miss);
-    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
-    JMP(a, JMP, hit);
-    jit_bind(a, miss);
-}
-
 /* [dst] = upvals[reg]->v, for an access in compiled code: only an upvalue that is closed,
  * open on this thread's own stack, or any while no second language thread has started
  * (vm_upval_direct); one open on another thread's stack is
@@ -81,50 +51,17 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
     JMP(a, JNZ, STEP(c, pc));
 }
 
-/* The end of a table read, as the interpreter's: the value at [slot] read whole, a hit unless
- * it is nil and the table [table] has a metatable. Then, for a string [key] (not NULL; slot
- * in rax, table in rcx), the __index chain of tables is followed as the interpreter does
- * (vm_index_str, vm_meta.h: a slot, or a nil whose event is of the table); what that cannot
- * answer (an __index function, a long chain), and any other key, is stepped at [pc]. R[ra]
- * takes the value (an EV_LOAD of the slot read while profiling). */
-static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table, String *key) {
+/* The end of GETTABLE's read, as the interpreter's: the value at [slot] read whole, a hit
+ * unless it is nil and the table [table] has a metatable (then stepped at [pc]). R[ra] takes
+ * the value (an EV_LOAD of the slot read while profiling). */
+static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table) {
     Asm *a = &c->a;
     int store = jit_new_label(a);
     INS2(a, MOVDQA, R(XMM0), M(slot, 0, 16));
     INS2(a, CMP, M(slot, offsetof(Value, tt), 4), I(VT_NIL));
     JMP(a, JNZ, store);
     INS2(a, CMP, M(table, offsetof(Table, meta), 8), I(0));
-    if (key == NULL) {
-        JMP(a, JNZ, STEP(c, pc));
-    } else {
-        JMP(a, JZ, store);
-        INS1(a, PUSH, R(table)); /* keep the table across the call (and rsp 16-byte aligned) */
-        INS1(a, PUSH, R(table));
-        INS2(a, MOV, R(RDI), R(RS));
-        INS2(a, MOV, R(RSI), R(table));
-        load_imm64(c, RDX, (uint64_t)(uintptr_t)key);
-        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_str);
-        INS1(a, CALL, R(RAX));
-        INS1(a, POP, R(table));
-        INS1(a, POP, R(table));
-        INS2(a, TEST, R(RAX), R(RAX));
-        JMP(a, JZ, STEP(c, pc));
-        INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
-        if (jit_prof && (vm_prof_needs & PROF_NEED_MEM)) {
-            /* a nil at the end of the chain: the event is of the table (vm_index_str) */
-            int done = jit_new_label(a);
-            load_imm64(c, RDX, (uint64_t)(uintptr_t)&vm_absent);
-            INS2(a, CMP, R(RAX), R(RDX));
-            JMP(a, JNZ, store);
-            jit_emit_mem(c, EV_LOAD, table, 0, pc);
-            JMP(a, JMP, done);
-            jit_bind(a, store);
-            jit_emit_mem(c, EV_LOAD, slot, 0, pc);
-            jit_bind(a, done);
-            INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
-            return;
-        }
-    }
+    JMP(a, JNZ, STEP(c, pc));
     jit_bind(a, store);
     jit_emit_mem(c, EV_LOAD, slot, 0, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
@@ -202,7 +139,7 @@ void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS1(a, POP, R(RAX));
         jit_bind(a, got);
     }
-    finish_get(c, pc, ra, RCX, RAX, NULL);
+    finish_get(c, pc, ra, RCX, RAX);
 }
 
 /* GETI: key 0 never is in the array part. */
@@ -248,24 +185,69 @@ void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 /* SETI: key 0 never is in the array part. */
 bool tpl_seti_ok(const Comp *c, int pc) { return vm_b(c->p->code[pc]) >= 1; }
 
-/* R[ra] = (table rdi)[key], [key] a constant string: the first probe inline, then
- * vm_table_getstr (the interpreter's probe; it neither raises nor allocates, so no savedpc
- * or top), then finish_get. */
-static void get_str(Comp *c, int pc, int ra, String *key) {
+/* Whether the heap-access events are emitted (the event address then travels in rcx). */
+static bool memev(void) { return jit_prof && (vm_prof_needs & PROF_NEED_MEM); }
+
+/* R[ra] = (table rdi)[key], [key] a constant string, through the site's inline cache
+ * (jit_ic.c): the key's cached node in the table; then, when its value there is nil (a dead
+ * key, or an absent one by the key filter) and the table has a metatable, the __index chain
+ * of tables by the chain walker; anything the caches cannot answer by jit_ic_get (the
+ * interpreter's lookup and walk, which neither raise nor allocate, so no savedpc or top),
+ * and what that cannot answer (an __index function, a deeper chain) stepped at [pc]. The
+ * events are the interpreter's GETFIELD's: of the slot read, of the table for the chain's nil
+ * ([tabup], GETTABUP: of the table for anything from the chain, as its FINISHGET). */
+static void get_str(Comp *c, int pc, int ra, String *key, bool tabup) {
     Asm *a = &c->a;
-    int found = jit_new_label(a), got = jit_new_label(a);
-    probe_str(c, key, found);
-    INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
-    INS1(a, PUSH, R(RDI));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
-    INS1(a, CALL, R(RAX));
-    INS1(a, POP, R(RCX));
-    INS1(a, POP, R(RCX));
+    JitFieldIC *ic = jit_ic_site(c, key, tabup);
+    uint32_t h = ic->pos[0];
+    int notkey = jit_new_label(a), absent = jit_new_label(a), slow = jit_new_label(a);
+    int slow_key = jit_new_label(a), slow_r9 = jit_new_label(a), hit = jit_new_label(a), got = jit_new_label(a);
+    if (c->icchain < 0) c->icchain = jit_new_label(a);
+    jit_ic_site_regs(c, ic);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), notkey, hit);
+    JMP(a, JMP, absent);
+    jit_bind(a, notkey);
+    jit_ic_filter(c, RDI, h, slow_key);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_absent);
+    jit_bind(a, absent); /* rax: the key's (nil) slot in the table */
+    INS2(a, CMP, M(RDI, offsetof(Table, meta), 8), I(0));
+    JMP(a, JZ, hit); /* nil without a metatable: the slot's own event, as the interpreter's */
+    INS2(a, MOV, R(R9), R(RDI));
+    INS2(a, MOV, R(ZYDIS_REGISTER_R11D), I(h >> VM_KEYBIT_SHIFT));
+    jit_jump(a, ZYDIS_MNEMONIC_CALL, c->icchain);
+    INS2(a, TEST, R(RAX), R(RAX));
+    JMP(a, JZ, slow_r9);
+    if (memev()) {
+        INS2(a, MOV, R(RCX), R(R9));
+        if (!tabup) {
+            load_imm64(c, RDX, (uint64_t)(uintptr_t)&vm_absent);
+            INS2(a, CMP, R(RAX), R(RDX));
+            JMP(a, JZ, got);
+            INS2(a, MOV, R(RCX), R(RAX));
+        }
+    }
     JMP(a, JMP, got);
-    jit_bind(a, found);
-    INS2(a, MOV, R(RCX), R(RDI));
+    jit_bind(a, slow_r9); /* ecx: why the walker missed */
+    INS2(a, MOV, R(RDI), R(R9));
+    JMP(a, JMP, slow);
+    jit_bind(a, slow_key);
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(IC_MISS_KEY));
+    jit_bind(a, slow);
+    INS2(a, MOV, R(RSI), R(RDI));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(RDX), R(R10));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_ic_get);
+    INS1(a, CALL, R(RAX));
+    INS2(a, TEST, R(RAX), R(RAX));
+    JMP(a, JZ, STEP(c, pc));
+    if (memev()) INS2(a, MOV, R(RCX), R(RDX));
+    JMP(a, JMP, got);
+    jit_bind(a, hit);
+    if (memev()) INS2(a, MOV, R(RCX), R(RAX));
     jit_bind(a, got);
-    finish_get(c, pc, ra, RAX, RCX, key);
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    jit_emit_mem(c, EV_LOAD, RCX, 0, pc);
+    INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
 }
 
 /* GETFIELD, GETTABUP */
@@ -275,7 +257,7 @@ void tpl_getfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
      * copy. */
     (void)a;
     table_operand(c, pc, (int)vm_b(i), vm_op(i) == OP_GETTABUP);
-    get_str(c, pc, ra, p->k[vm_c(i)].u.s);
+    get_str(c, pc, ra, p->k[vm_c(i)].u.s, vm_op(i) == OP_GETTABUP);
 }
 
 /* SELF with a constant string key (tpl_self_ok): R[A+1] = R[B] whole, then R[A] = R[B][key]
@@ -289,7 +271,7 @@ void tpl_self(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, CMP, TAG(rb), I(VT_TABLE));
     JMP(a, JNZ, notable);
     INS2(a, MOV, R(RDI), VAL(rb));
-    get_str(c, pc, ra, key);
+    get_str(c, pc, ra, key, false);
     JMP(a, JMP, done);
     /* a string: its library through the string metatable (vm_index_string), the event of
      * the register as the interpreter's; anything else is stepped */
@@ -315,28 +297,33 @@ bool tpl_self_ok(const Comp *c, int pc) {
 
 /* SETFIELD, SETTABUP */
 void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
-    /* A string key already present: vm_table_slotstr (the interpreter's first fast path;
-     * it neither raises nor allocates) gives the slot, which takes the value whole. A key
-     * without a live slot: vm_setfield_new, protected, inserts it when the table has no
-     * __newindex (the event is of the table, as the interpreter's). __newindex or not a
-     * table: stepped. */
+    /* A string key already present: its live slot, at the node the site's inline cache
+     * (jit_ic.c) remembers, else by jit_ic_slot (vm_table_slotstr through the cache, the
+     * interpreter's first fast path; it neither raises nor allocates), takes the value whole.
+     * A key without a live slot (a dead key at the cached node, or absent by the key filter):
+     * vm_setfield_new, protected, inserts it when the table has no __newindex (the event is
+     * of the table, as the interpreter's). __newindex or not a table: stepped. */
     const Value *key = &p->k[vm_b(i)];
     table_operand(c, pc, ra, vm_op(i) == OP_SETTABUP);
-    int found = jit_new_label(a), got = jit_new_label(a), end = jit_new_label(a);
+    JitFieldIC *ic = jit_ic_site(c, key->u.s, false);
+    int notkey = jit_new_label(a), slow = jit_new_label(a), got = jit_new_label(a), end = jit_new_label(a);
     int newkey = jit_new_label(a), newkey_rdi = jit_new_label(a);
-    probe_str(c, key->u.s, found);
+    jit_ic_site_regs(c, ic);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), notkey, got);
+    JMP(a, JMP, newkey_rdi);
+    jit_bind(a, notkey);
+    jit_ic_filter(c, RDI, ic->pos[0], slow);
+    JMP(a, JMP, newkey_rdi);
+    jit_bind(a, slow);
     INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
     INS1(a, PUSH, R(RDI));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_slotstr);
+    INS2(a, MOV, R(RSI), R(R10));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_ic_slot);
     INS1(a, CALL, R(RAX));
     INS1(a, POP, R(RCX));
     INS1(a, POP, R(RCX));
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, newkey);
-    JMP(a, JMP, got);
-    jit_bind(a, found); /* vm_table_slotstr's other condition: a live value */
-    INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-    JMP(a, JZ, newkey_rdi);
     jit_bind(a, got);
     INS2(a, MOV, R(RCX), R(RAX)); /* the slot */
     jit_emit_mem(c, EV_STORE, RCX, 0, pc);

@@ -201,7 +201,6 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
 /* (In the loop, [tv] and [tmv] are never address-taken, so they stay in registers: a Value
  * spilled as two halves and read back whole by a struct copy stalls on store forwarding,
  * and that cost was paid at every step of an __index chain.) */
-const Value *vm_index_str(State *S, const Table *t, String *key) { return vm_index_str_inline(S, t, key); }
 
 const Value *vm_index_string(State *S, String *key) { return vm_index_string_inline(S, key); }
 

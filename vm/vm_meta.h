@@ -19,24 +19,34 @@ Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot);
  * that: the value is nil; NULL
  * when it holds a function or a non-table, or goes deeper: the caller then goes through
  * vm_finishget. Never raises, allocates or calls (vm_fasttm's absence bit is its only
- * write). The interpreter's GETFIELD and SELF use it inline, compiled code through
- * vm_index_str; both emit EV_LOAD of the slot it returns, or of t (as vm_finishget's callers
- * do) for &vm_absent, so a profile does not depend on whether the code was compiled. */
+ * write). The interpreter's GETFIELD and SELF use it inline, compiled code through its
+ * inline caches (jit/jit_ic.c: the same walk, and vm_index_str_at on a miss); both emit
+ * EV_LOAD of the slot it returns, or of t (as vm_finishget's callers do) for &vm_absent, so a
+ * profile does not depend on whether the code was compiled. */
 #define VM_INDEX_INLINE 4
-__attribute__((always_inline)) static inline const Value *vm_index_str_inline(State *S, const Table *t,
-                                                                             String *key) {
+/* vm_index_str_at also records, when [pos] is not NULL, where the names were found on the way
+ * (vm_table_getstr_at's positions): pos[L] for [key] in the table at level L of the chain
+ * (level 0 is t, which the caller looked up: pos[0] is not touched) and mpos[L] for "__index"
+ * in the metatable of the table at level L; entries of nodes not found are left alone. The
+ * JIT's inline caches (jit/jit_ic.c) replay the same walk from these positions. [pos] and
+ * [mpos] are NULL together or not at all. */
+__attribute__((always_inline)) static inline const Value *vm_index_str_at(State *S, const Table *t, String *key,
+                                                                         uint32_t *pos, uint32_t *mpos) {
     for (int level = 0; level < VM_INDEX_INLINE; level++) {
-        const Value *tm = vm_fasttm(S, t->meta, TM_INDEX);
+        const Value *tm = vm_fasttm_at(S, t->meta, TM_INDEX, mpos ? &mpos[level] : NULL);
         if (tm == NULL) return &vm_absent;
         Value tmv = vm_loadv(tm);
         if (tmv.tt != VT_TABLE) return NULL;
         t = tmv.u.t;
-        const Value *slot = vm_table_getstr_inline(t, key);
+        const Value *slot = vm_table_getstr_at(t, key, pos ? &pos[level + 1] : NULL);
         if (slot->tt != VT_NIL) return slot;
     }
     return NULL;
 }
-const Value *vm_index_str(State *S, const Table *t, String *key);
+__attribute__((always_inline)) static inline const Value *vm_index_str_inline(State *S, const Table *t,
+                                                                             String *key) {
+    return vm_index_str_at(S, t, key, NULL, NULL);
+}
 /* SELF on a string (s:upper()): the slot of string key [key] in the string metatable's
  * __index table when that is a table holding a non-nil value at key; NULL otherwise (the
  * caller goes through vm_finishget). Its event is the one vm_finishget's callers emit for a

@@ -195,13 +195,16 @@ const Value *vm_gettm(Table *mt, TMS event, String *ename);
  * it is read and set with relaxed atomics: a plain access was a data race (TSan). A bit set
  * by a lookup that raced with such a store may hide the new key's metamethod until the next
  * new key: one of the unspecified outcomes of a racing program ("Races" in vm_table.c). */
-static inline const Value *vm_fasttm(State *S, Table *mt, TMS e) {
+/* vm_fasttm_at also gives the position of the event's name in mt (vm_table_getstr_at's
+ * [*pos]: set only when the name's node is found), for the JIT's inline caches. */
+__attribute__((always_inline)) static inline const Value *vm_fasttm_at(State *S, Table *mt, TMS e, uint32_t *pos) {
     if (mt == NULL || (__atomic_load_n(&mt->h.flags, __ATOMIC_RELAXED) & (1u << e))) return NULL;
-    const Value *tm = vm_table_getstr_inline(mt, S->g->tmname[e]);
+    const Value *tm = vm_table_getstr_at(mt, S->g->tmname[e], pos);
     if (tm->tt != VT_NIL) return tm;
     __atomic_fetch_or(&mt->h.flags, (uint8_t)(1u << e), __ATOMIC_RELAXED); /* cache the absence until the next new key */
     return NULL;
 }
+static inline const Value *vm_fasttm(State *S, Table *mt, TMS e) { return vm_fasttm_at(S, mt, e, NULL); }
 
 /* Metatable of any value (strings share g->string_mt). */
 Table *vm_metatable_of(State *S, const Value *v);

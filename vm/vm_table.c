@@ -28,7 +28,10 @@
  *   - 'used' (live + dead nodes) never exceeds 'limit' = hlimit(capacity), so at least a
  *     quarter of the nodes (one node for 2 or 4 nodes) stay empty;
  *   - keys are normalised: no nil, no NaN, no float with an integer value, no integer in
- *     1..arr->size (those live in the array part).
+ *     1..arr->size (those live in the array part);
+ *   - the bit (hash >> 26) of every key, live or dead, is set in the block's key filter
+ *     (TabNodes.keys): an absent key whose bit is clear costs one load instead of a probe
+ *     to the end of its cluster (the JIT's inline caches rely on it, jit/jit_ic.c).
  * These hold while one thread at a time changes the table; with racing writers only the
  * shape checked by vm_table_check_shape does (see "Races").
  * A new key takes the first dead node of its probe sequence if there is one (removing and
@@ -81,6 +84,11 @@
  *     nodes.
  *   - Writes into a node: key first, then value. A reader may see a new key with a nil
  *     value (absent) but never a recycled dead key with the new key's value.
+ *   - Key filter (TabNodes.keys). A key's bit is set with an atomic or before the key is
+ *     stored into a node (setkeybit), and no bit is ever cleared in a block, so a lookup that
+ *     finds its bit clear (vm_table_maybe_has) ran before every store of that key into the
+ *     block: it answers "absent" as a probe that ran then would. Plain or-and-store would let
+ *     racing inserters of two keys lose one bit, hiding a key from every lookup for good.
  *   - Duplicates. Racing insertions may leave a key in two nodes, or an integer key of the
  *     array part in the hash part. Lookups find one copy; a traversal returns only the copy
  *     lookups find (canonical() below), or next() would go round for ever; the next resize
@@ -223,26 +231,6 @@ static inline Node *findint(const Table *t, vm_Integer k) {
     return NULL;
 }
 
-/* Node of the hash part of [t] holding string key [s] (live or dead), or NULL. */
-static inline Node *findstr(const Table *t, String *s) {
-    uint32_t m;
-    const TabNodes *b = vm_table_hpart(t, &m);
-    uint32_t h = hashstr(s);
-    uint32_t i = h & m;
-    for (uint32_t left = m + 1; left != 0; left--) {
-        Node *n = (Node *)&b->n[i];
-        vm_V16 nk = vm_load16(&n->key);
-        uint32_t tt = vm_v16_tt(nk);
-        if (tt == VT_STR) {
-            if (streq(vm_v16_p(nk), s, h)) return n;
-        } else if (tt == VT_NIL) {
-            return NULL;
-        }
-        i = (i + 1) & m;
-    }
-    return NULL;
-}
-
 /* Node of block [b] holding normalised key [k] (live or dead), or NULL. */
 static Node *findkeyh(const TabNodes *b, const Value *k, uint32_t h) {
     uint32_t m = b->mask, i = h & m;
@@ -292,10 +280,11 @@ static TabNodes *newnodes(State *S, uint32_t cap, uint32_t weak) {
  * that; vm_table_check does not). */
 static bool rawinsert(TabNodes *b, const Value *k, const Value *v) {
     if (b->used >= b->limit) return false;
-    uint32_t m = b->mask, i = keyhash(k) & m;
+    uint32_t h = keyhash(k), m = b->mask, i = h & m;
     for (uint32_t left = m + 1; left != 0; left--) {
         Node *n = &b->n[i];
         if (n->key.tt == VT_NIL) {
+            b->keys |= vm_table_keybit(h);   /* a private block: plain */
             vm_storev(&n->key, *k);
             n->val = *v;
             b->used++;
@@ -602,13 +591,23 @@ Value *vm_table_slot(Table *t, const Value *key) {
 }
 
 Value *vm_table_slotstr(Table *t, String *key) {
-    Node *n = findstr(t, key);
-    return n != NULL && n->val.tt != VT_NIL ? &n->val : NULL;
+    const Value *v = vm_table_getstr_inline(t, key);
+    return v->tt != VT_NIL ? (Value *)v : NULL;   /* never &vm_absent: that one is nil */
 }
 
 /* ======================================================================
  * Store
  * ====================================================================== */
+
+/* The key filter's bit of hash [h] in published block [b] (TabNodes.keys), before a key of
+ * that hash is stored into one of its nodes: a reader that finds the bit clear then ran
+ * before the key's store (vm_table_maybe_has). An atomic or, so that racing inserters of
+ * other keys cannot lose it; only when the bit is clear, which is at most 64 times a block.
+ * Never called on the shared empty block (its limit 0 sends every insertion to rehash). */
+static inline void setkeybit(TabNodes *b, uint32_t h) {
+    uint64_t bit = vm_table_keybit(h);
+    if (!(__atomic_load_n(&b->keys, __ATOMIC_RELAXED) & bit)) __atomic_fetch_or(&b->keys, bit, __ATOMIC_SEQ_CST);
+}
 
 /* Store [val] under normalised key [k] (hash [h]) in the hash part. */
 static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value *val) {
@@ -639,6 +638,7 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
     if (val->tt == VT_NIL) return;   /* removing an absent key */
     RSTORE(t->h.flags, 0);           /* a new key may be a metamethod name */
     if (tomb != NULL) {              /* reuse a dead node: 'used' does not change */
+        setkeybit(b, h);
         vm_storev(&tomb->key, *k);
         vm_copyv(&tomb->val, val);
         RADD(b->live, 1);
@@ -651,6 +651,7 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
         vm_table_set(S, t, k, val);   /* the key may now belong to the array part */
         return;
     }
+    setkeybit(b, h);
     vm_storev(&empty->key, *k);
     vm_copyv(&empty->val, val);
     RADD(b->used, 1);
@@ -906,6 +907,7 @@ const char *vm_table_check(const Table *t) {
         if (k->tt == VT_INT && (vm_Unsigned)k->u.i - 1 < a->size) return "integer key of the array part in the hash part";
         /* reachable from its home node, and the first node with that key (no duplicate) */
         if (findkey(b, k) != n) return "key unreachable from its home node, or duplicated";
+        if (!(b->keys & vm_table_keybit(keyhash(k)))) return "key without its bit in the block's key filter";
     }
     if (used != b->used) return "'used' does not match the nodes";
     if (live != b->live) return "'live' does not match the nodes";

@@ -49,32 +49,65 @@ const Value *vm_table_get(Table *t, const Value *key);
 const Value *vm_table_getint(Table *t, vm_Integer key);
 const Value *vm_table_getstr(Table *t, String *key);
 
+/* The key filter of hash block [b] (TabNodes.keys in vm_value.h): false proves that no node
+ * of b holds a key whose hash is [h], live or dead. The bit of a key is set (an atomic or,
+ * vm_table.c) before the key is stored into a node of a published block, so a reader that
+ * finds it clear ran before any such store: the key is absent, or its insertion races with
+ * this read. Relaxed: no payload is read on the strength of it. */
+#define VM_KEYBIT_SHIFT 26 /* 32-bit hashes, 64 filter bits: the hash's top 6 bits pick one */
+static inline uint64_t vm_table_keybit(uint32_t h) { return (uint64_t)1 << (h >> VM_KEYBIT_SHIFT); }
+static inline bool vm_table_maybe_has(const TabNodes *b, uint32_t h) {
+    return (__atomic_load_n(&b->keys, __ATOMIC_RELAXED) & vm_table_keybit(h)) != 0;
+}
+
+uint32_t vm_string_hash(String *s);
+/* What node [n] holds for string [s] of hash [h]: 2 s itself, 1 a String of the same bytes,
+ * 0 another key, -1 no key (the end of a probe). The key is loaded whole, its copy inspected. */
+__attribute__((always_inline)) static inline int vm_node_strkey(const Node *n, String *s, uint32_t h) {
+    vm_V16 k = vm_load16(&n->key);
+    uint32_t tt = vm_v16_tt(k);
+    if (tt == VT_STR) {
+        const String *ks = vm_v16_p(k);
+        if (ks == s) return 2;
+        return vm_str_cachedhash(ks) == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0;
+    }
+    return tt == VT_NIL ? -1 : 0;
+}
 /* The string-key lookup inline, for the interpreter's hot paths. Must probe exactly as
  * vm_table.c does (linear probing from hash & mask; a node with a nil key ends the probe;
  * dead nodes keep their keys; at most mask + 1 nodes, because racing inserters may fill
  * every node). Each key is loaded whole (vm_load16) and only the copy is inspected.
- * vm_table_getstr is this same function. */
-uint32_t vm_string_hash(String *s);
-__attribute__((always_inline)) static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
+ * [*pos], when not NULL, receives hash + the number of nodes stepped over when the node
+ * holding s itself (this very String) is found, and is left alone otherwise: the node is
+ * then at *pos & mask in this block, and a home key is at that position in a block of any
+ * size (the JIT's inline caches, jit/jit_ic.c, remember it; a constant NULL folds away).
+ * vm_table_getstr is this same function.
+ * The key filter (vm_table_maybe_has) is not tested here: it would save the rest of a probe
+ * through a cluster for an absent key, but inlined into the interpreter's loop it changed
+ * which stale copies of dead objects stay on the C stack, and tests/programs/weak/ (whose
+ * results depend on them: ephemeron_cache.lua) then kept a dead key. Compiled code tests it
+ * (jit/jit_ic.c). */
+__attribute__((always_inline)) static inline const Value *vm_table_getstr_at(const Table *t, String *s,
+                                                                           uint32_t *pos) {
     uint32_t m;
     const TabNodes *b = vm_table_hpart(t, &m);
     uint32_t h = vm_str_cachedhash(s);
     if (h == 0) h = vm_string_hash(s);
     uint32_t i = h & m;
-    for (uint32_t left = m + 1; left != 0; left--) {
+    for (uint32_t step = 0; step <= m; step++) {
         const Node *n = &b->n[i];
-        vm_V16 k = vm_load16(&n->key);
-        uint32_t tt = vm_v16_tt(k);
-        if (tt == VT_STR) {
-            const String *ks = vm_v16_p(k);
-            if (ks == s || (vm_str_cachedhash(ks) == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0))
-                return &n->val;
-        } else if (tt == VT_NIL) {
-            return &vm_absent;
+        int r = vm_node_strkey(n, s, h);
+        if (r > 0) {
+            if (r == 2 && pos != NULL) *pos = h + step;
+            return &n->val;
         }
+        if (r < 0) return &vm_absent;
         i = (i + 1) & m;
     }
     return &vm_absent;
+}
+__attribute__((always_inline)) static inline const Value *vm_table_getstr_inline(const Table *t, String *s) {
+    return vm_table_getstr_at(t, s, NULL);
 }
 
 /* Raw store. Storing nil removes the key (it stays as a dead node until the next rehash so a

@@ -263,9 +263,13 @@ typedef struct TabNodes {
     uint32_t live;         /* nodes with a non-nil value */
     uint32_t weak;         /* blocks of weak tables only (vm_gc.c): VM_WEAKNODES | mode; 0 in
                               every other block */
-    uint32_t unused[3];    /* a 32-byte header: Boehm places blocks of a size that is a multiple
+    uint32_t unused;       /* a 32-byte header: Boehm places blocks of a size that is a multiple
                               of 32 bytes on 32-byte boundaries, so no node straddles two
                               cache lines (a 16-byte header made every other one do) */
+    uint64_t keys;         /* key filter: bit (hash >> 26) is set for every key ever placed in
+                              this block, before the key is stored, and never cleared (dead
+                              keys keep theirs). A clear bit proves a key absent in one load
+                              (vm_table_maybe_has, vm_table.h); the JIT reads it (jit_ic.c) */
     Node n[];
 } TabNodes;
 

@@ -2,7 +2,8 @@
 """The JIT's command line: -Xjit, -Xdump=jit and -Xjit.perfmap are listed by `tandem -X` with
 their values and defaults, bad values are rejected naming the option and its valid values
 (exit 2), -Xdump=jit prints each compiled function's machine code interleaved with its
-bytecode, -Xjit.perfmap writes /tmp/perf-PID.map, and profiling runs the interpreter."""
+bytecode, -Xjit.perfmap writes /tmp/perf-PID.map, profiling runs the interpreter, and -Xstats
+counts the misses of the field sites' inline caches (every reason met by inline_caches.lua)."""
 import argparse
 import os
 import re
@@ -80,6 +81,24 @@ def main():
               "while profiling, compiled code emits the events")
         r = run("-Xjit=off", prog)
         check(r.out == "500500\t0\n", "-Xjit=off runs the interpreter")
+
+    # The inline caches of field sites (jit/jit_ic.c): inline_caches.lua makes every guard of
+    # the cached probes fail at least once (each miss reason counted by -Xstats), with the
+    # output the interpreter and lua5.4 give.
+    here = os.path.dirname(os.path.abspath(__file__))
+    icprog = os.path.join(here, "..", "programs", "metatables", "inline_caches")
+    with open(icprog + ".expected") as f:
+        expected = f.read()
+    r = run("-Xjit=on", "-Xstats", icprog + ".lua")
+    check(r.code == 0 and r.out == expected, "inline_caches.lua under -Xstats prints its expectation")
+    m = re.search(r"^\[stats\] jit: (\d+) field sites with an inline cache; misses: (.*); stepped (\d+)$", r.err, re.M)
+    check(m is not None, "-Xstats reports the inline caches (got %r)" % r.err[-400:])
+    if m:
+        check(int(m.group(1)) > 0, "field sites have caches")
+        for reason in m.group(2).split(", "):
+            name, _, n = reason.rpartition(" ")
+            check(int(n) > 0, "inline_caches.lua makes the guard '%s' fail (%s)" % (name, m.group(2)))
+        check(int(m.group(3)) > 0, "reads the caches cannot answer are stepped")
 
     for f in failures:
         print("FAIL: " + f)

@@ -355,6 +355,73 @@ static void test_vm_table_set_new_key_clears_flags(void **state) {
     assert_int_equal(t->h.flags, 0);
 }
 
+/* The key filter (TabNodes.keys): every key placed in a block, dead ones included, has its
+ * bit, through insertions, dead keys coming back and rehashes (vm_table_check checks it);
+ * a key whose bit is clear is absent, and a lookup of it says so. */
+static void test_vm_table_key_filter_covers_every_key(void **state) {
+    (void)state;
+    Table *t = vm_table_new(S, 0, 0);
+    assert_int_equal(vm_table_nodes(t)->keys, 0);
+    Value v = vm_int(1), nil = vm_nil();
+    char name[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "f%d", i);
+        Value k = strv(name);
+        vm_table_set(S, t, &k, &v);
+        if (i % 3 == 0) vm_table_set(S, t, &k, &nil); /* dead: keeps its bit */
+        check_table(t);
+    }
+    /* a fresh small table: keys whose bits are clear are absent, whatever their node */
+    Table *u = vm_table_new(S, 0, 0);
+    Value a = strv("alpha");
+    vm_table_set(S, u, &a, &v);
+    int absent_by_filter = 0;
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "g%d", i);
+        String *s = vm_string_newc(S, name);
+        const TabNodes *b = vm_table_nodes(u);
+        if (!vm_table_maybe_has(b, vm_string_hash(s))) {
+            absent_by_filter++;
+            assert_ptr_equal(vm_table_getstr(u, s), &vm_absent);
+        }
+    }
+    assert_true(absent_by_filter > 150); /* one key: 1 bit of 64 set */
+    assert_true(vm_table_maybe_has(vm_table_nodes(u), vm_string_hash(a.u.s)));
+}
+
+/* vm_table_getstr_at's position: hash + the nodes stepped over, only for the String itself;
+ * masked, it names the key's node in blocks of any size while the key stays at home. */
+static void test_vm_table_getstr_at_positions(void **state) {
+    (void)state;
+    Table *t = vm_table_new(S, 0, 0);
+    Value v = vm_int(1);
+    String *keys[12];
+    char name[32];
+    for (int i = 0; i < 12; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        keys[i] = vm_string_newc(S, name);
+        Value k = vm_str(keys[i]);
+        vm_table_set(S, t, &k, &v);
+    }
+    const TabNodes *b = vm_table_nodes(t);
+    for (int i = 0; i < 12; i++) {
+        uint32_t pos = 7;
+        const Value *slot = vm_table_getstr_at(t, keys[i], &pos);
+        const Node *n = &b->n[pos & b->mask];
+        assert_ptr_equal(slot, &n->val);
+        assert_ptr_equal(n->key.u.s, keys[i]);
+        uint32_t d = pos - vm_string_hash(keys[i]);
+        assert_true(d <= b->mask);
+        /* another String of the same bytes: found, position untouched */
+        uint32_t other = 7;
+        assert_ptr_equal(vm_table_getstr_at(t, vm_string_newc(S, keys[i]->data), &other), slot);
+        assert_int_equal(other, 7);
+    }
+    uint32_t none = 9;
+    assert_ptr_equal(vm_table_getstr_at(t, vm_string_newc(S, "absent"), &none), &vm_absent);
+    assert_int_equal(none, 9);
+}
+
 /* ======================================================================
  * Array part
  * ====================================================================== */
@@ -675,6 +742,8 @@ int main(void) {
         cmocka_unit_test(test_vm_table_next_clearing_fields),
         cmocka_unit_test(test_vm_table_next_invalid_key_raises),
         cmocka_unit_test(test_vm_table_next_array_then_hash),
+        cmocka_unit_test(test_vm_table_key_filter_covers_every_key),
+        cmocka_unit_test(test_vm_table_getstr_at_positions),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
