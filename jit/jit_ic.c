@@ -67,13 +67,29 @@ void jit_ic_key_is(Comp *c, Op key, int miss) {
     JMP(a, JNZ, miss);
 }
 
-void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, int notkey, int live) {
+void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live) {
     Asm *a = &c->a;
+    int home = jit_new_label(a), dead = jit_new_label(a);
     jit_ic_node(c, t, disp);
+    jit_ic_key_is(c, R(R8), home);
+    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
+    INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+    JMP(a, JNZ, live);
+    JMP(a, JMP, dead);
+    /* Not there: the key's home node, where most keys sit, so that a site seeing tables of
+     * two layouts (the key displaced in one) needs no miss for the other. The cache keeps
+     * the displaced position. */
+    jit_bind(a, home);
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), h);
+    INS2(a, AND, R(ZYDIS_REGISTER_ECX), M(t, offsetof(Table, hmask), 4));
+    INS2(a, MOV, R(RAX), M(t, offsetof(Table, node), 8));
+    INS2(a, SHL, R(RCX), I(5));
+    INS2(a, LEA, R(RAX), MX(RAX, RCX, 1, offsetof(TabNodes, n), 8));
     jit_ic_key_is(c, R(R8), notkey);
     INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
     INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
     JMP(a, JNZ, live);
+    jit_bind(a, dead);
 }
 
 void jit_ic_site_regs(Comp *c, const JitFieldIC *ic) {
@@ -166,13 +182,15 @@ void jit_emit_ic_chain(Comp *c) {
         JMP(a, JNZ, why[IC_MISS_NOTTABLE]);
         INS2(a, MOVQ, R(RDI), R(XMM0));
         /* the key in that table: a value ends the walk, a nil goes up */
-        jit_ic_find(c, RDI, (int64_t)offsetof(JitFieldIC, pos) + 4 * (l + 1), notkey, found);
+        jit_ic_find(c, RDI, (int64_t)offsetof(JitFieldIC, pos) + 4 * (l + 1), R(ZYDIS_REGISTER_R11D), notkey, found);
         JMP(a, JMP, next);
         /* not at the cached node: absent only if the key filter says so */
         jit_bind(a, notkey);
         INS2(a, MOV, R(RAX), M(RDI, offsetof(Table, node), 8));
         INS2(a, MOV, R(RDX), M(RAX, offsetof(TabNodes, keys), 8));
-        INS2(a, BT, R(RDX), R(R11));
+        INS2(a, MOV, R(ZYDIS_REGISTER_ECX), R(ZYDIS_REGISTER_R11D));
+        INS2(a, SHR, R(ZYDIS_REGISTER_ECX), I(VM_KEYBIT_SHIFT));
+        INS2(a, BT, R(RDX), R(RCX));
         JMP(a, JB, why[IC_MISS_CHAIN]);
         jit_bind(a, next);
     }

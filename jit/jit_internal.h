@@ -273,17 +273,18 @@ void jit_ic_node(Comp *c, ZydisRegister t, int64_t disp);
 void jit_ic_key_is(Comp *c, Op key, int miss);
 /* r10 = the site's cache [ic], r8 = its key: what the probes below and the chain walker use. */
 void jit_ic_site_regs(Comp *c, const JitFieldIC *ic);
-/* The key (r8) at position [disp](r10) of table [t]: rax = its value slot, and to [live] when
- * the value is not nil, on (falling through) when it is (a dead key), to [notkey] when the
- * node holds another key. Uses rcx, rdx, xmm0, xmm1. */
-void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, int notkey, int live);
+/* The key (r8) at position [disp](r10) of table [t], else at its home node (hash [h], an
+ * immediate or a register): rax = its value slot, and to [live] when the value is not nil, on
+ * (falling through) when it is (a dead key), to [notkey] when both nodes hold other keys.
+ * Uses rcx, rdx, xmm0, xmm1. */
+void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live);
 /* To [maybe] unless the key filter of table [t]'s current block proves key hash [h] absent
  * (vm_table_maybe_has). Uses rax. */
 void jit_ic_filter(Comp *c, ZydisRegister t, uint32_t h, int maybe);
 
 /* The __index chain walker, out of line, called (a near call: it calls nothing, so the stack
  * needs no alignment) with rdi = a table whose own node for the key is nil or absent, r8 =
- * the key, r10 = the site's JitFieldIC, r11 = the key filter's bit of the key: rax = the slot
+ * the key, r10 = the site's JitFieldIC, r11d = the key's hash: rax = the slot
  * of the first table up the chain where the key's value is not nil, &vm_absent when the chain
  * ends (the value is nil), 0 when the caches miss or the chain needs the interpreter. The
  * same walk as vm_index_str_at, through the cached positions; on a miss, ecx = why (IC_MISS_*).

@@ -204,7 +204,7 @@ static void get_str(Comp *c, int pc, int ra, String *key, bool tabup) {
     int slow_key = jit_new_label(a), slow_r9 = jit_new_label(a), hit = jit_new_label(a), got = jit_new_label(a);
     if (c->icchain < 0) c->icchain = jit_new_label(a);
     jit_ic_site_regs(c, ic);
-    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), notkey, hit);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)h), notkey, hit);
     JMP(a, JMP, absent);
     jit_bind(a, notkey);
     jit_ic_filter(c, RDI, h, slow_key);
@@ -213,7 +213,7 @@ static void get_str(Comp *c, int pc, int ra, String *key, bool tabup) {
     INS2(a, CMP, M(RDI, offsetof(Table, meta), 8), I(0));
     JMP(a, JZ, hit); /* nil without a metatable: the slot's own event, as the interpreter's */
     INS2(a, MOV, R(R9), R(RDI));
-    INS2(a, MOV, R(ZYDIS_REGISTER_R11D), I(h >> VM_KEYBIT_SHIFT));
+    INS2(a, MOV, R(ZYDIS_REGISTER_R11D), I((int64_t)(int32_t)h));
     jit_jump(a, ZYDIS_MNEMONIC_CALL, c->icchain);
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, slow_r9);
@@ -309,7 +309,7 @@ void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int notkey = jit_new_label(a), slow = jit_new_label(a), got = jit_new_label(a), end = jit_new_label(a);
     int newkey = jit_new_label(a), newkey_rdi = jit_new_label(a);
     jit_ic_site_regs(c, ic);
-    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), notkey, got);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)ic->pos[0]), notkey, got);
     JMP(a, JMP, newkey_rdi);
     jit_bind(a, notkey);
     jit_ic_filter(c, RDI, ic->pos[0], slow);
