@@ -45,10 +45,10 @@ static const char *const ic_why[IC_MISS_N] = {
 };
 static inline void count(uint64_t *n) { __atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED); }
 
-/* The node at position [disp](r10) of table [t] (see jit_internal.h). */
-void jit_ic_node(Comp *c, ZydisRegister t, int64_t disp) {
+/* The node at position [where] of table [t] (see jit_internal.h). */
+void jit_ic_node(Comp *c, ZydisRegister t, Op where) {
     Asm *a = &c->a;
-    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), M(R10, disp, 4));
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), where);
     INS2(a, AND, R(ZYDIS_REGISTER_ECX), M(t, offsetof(Table, hmask), 4));
     INS2(a, MOV, R(RAX), M(t, offsetof(Table, node), 8));
     INS2(a, SHL, R(RCX), I(5)); /* sizeof(Node); the 32-bit and zeroed rcx's top half */
@@ -69,26 +69,21 @@ void jit_ic_key_is(Comp *c, Op key, int miss) {
 
 void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live) {
     Asm *a = &c->a;
-    int home = jit_new_label(a), dead = jit_new_label(a);
-    jit_ic_node(c, t, disp);
-    jit_ic_key_is(c, R(R8), home);
-    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
-    INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-    JMP(a, JNZ, live);
-    JMP(a, JMP, dead);
-    /* Not there: the key's home node, where most keys sit, so that a site seeing tables of
-     * two layouts (the key displaced in one) needs no miss for the other. The cache keeps
-     * the displaced position. */
-    jit_bind(a, home);
-    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), h);
-    INS2(a, AND, R(ZYDIS_REGISTER_ECX), M(t, offsetof(Table, hmask), 4));
-    INS2(a, MOV, R(RAX), M(t, offsetof(Table, node), 8));
-    INS2(a, SHL, R(RCX), I(5));
-    INS2(a, LEA, R(RAX), MX(RAX, RCX, 1, offsetof(TabNodes, n), 8));
-    jit_ic_key_is(c, R(R8), notkey);
-    INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
-    INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
-    JMP(a, JNZ, live);
+    /* The cached position; the one before it, for a site that sees tables of two layouts;
+     * the key's home node, where most keys sit (the positions keep displaced ones). */
+    Op where[3] = {M(R10, disp, 4), M(R10, disp - (int64_t)offsetof(JitFieldIC, pos) + (int64_t)offsetof(JitFieldIC, alt), 4), h};
+    int dead = jit_new_label(a);
+    for (int k = 0; k < 3; k++) {
+        int next = k < 2 ? jit_new_label(a) : notkey;
+        jit_ic_node(c, t, where[k]);
+        jit_ic_key_is(c, R(R8), next);
+        INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
+        INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+        JMP(a, JNZ, live);
+        if (k == 2) break;
+        JMP(a, JMP, dead);
+        jit_bind(a, next);
+    }
     jit_bind(a, dead);
 }
 
@@ -143,7 +138,7 @@ JitFieldIC *jit_ic_site(Comp *c, String *key, bool tabup) {
     ic->key = key;
     /* home nodes until a miss says otherwise */
     uint32_t hi = index_hash();
-    for (int l = 0; l <= VM_INDEX_INLINE; l++) ic->pos[l] = h;
+    for (int l = 0; l <= VM_INDEX_INLINE; l++) ic->pos[l] = ic->alt[l] = h;
     for (int l = 0; l < VM_INDEX_INLINE; l++) ic->mpos[l] = hi;
     ic->tabup = tabup;
     ic_sites++;
@@ -172,7 +167,7 @@ void jit_emit_ic_chain(Comp *c) {
         INS2(a, TEST, M(RSI, offsetof(Table, h.flags), 1), I(1u << TM_INDEX));
         JMP(a, JNZ, absent);
         /* its "__index" node, by the cache; a table value goes on, anything else misses */
-        jit_ic_node(c, RSI, (int64_t)offsetof(JitFieldIC, mpos) + 4 * l);
+        jit_ic_node(c, RSI, M(R10, (int64_t)offsetof(JitFieldIC, mpos) + 4 * l, 4));
         INS2(a, MOV, R(RCX), M(RS, offsetof(State, g), 8));
         jit_ic_key_is(c, M(RCX, (int64_t)offsetof(Global, tmname) + 8 * TM_INDEX, 8), why[IC_MISS_INDEX]);
         INS2(a, MOVDQA, R(XMM0), M(RAX, offsetof(Node, val), 16));
@@ -223,11 +218,16 @@ void jit_print_stats(FILE *out) {
 }
 
 /* Positions found by a lookup, stored where they changed (relaxed: any thread may be storing
- * into the same cache; a position is only a hint). */
-static void keep(uint32_t *cache, const uint32_t *found, int n) {
-    for (int l = 0; l < n; l++)
-        if (__atomic_load_n(&cache[l], __ATOMIC_RELAXED) != found[l])
-            __atomic_store_n(&cache[l], found[l], __ATOMIC_RELAXED);
+ * into the same cache; a position is only a hint). With [alt] (the key's positions), a new
+ * position moves the one it replaces to alt[], unless alt[] holds the new one already. */
+static void keep(uint32_t *cache, uint32_t *alt, const uint32_t *found, int n) {
+    for (int l = 0; l < n; l++) {
+        uint32_t old = __atomic_load_n(&cache[l], __ATOMIC_RELAXED);
+        if (old == found[l]) continue;
+        if (alt != NULL && __atomic_load_n(&alt[l], __ATOMIC_RELAXED) != found[l])
+            __atomic_store_n(&alt[l], old, __ATOMIC_RELAXED);
+        __atomic_store_n(&cache[l], found[l], __ATOMIC_RELAXED);
+    }
 }
 
 JitGet jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why) {
@@ -242,9 +242,9 @@ JitGet jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why) {
          * whose event is of the table) */
         r.slot = vm_index_str_at(S, t, ic->key, pos, mpos);
         r.ev = r.slot == &vm_absent || ic->tabup ? (const void *)t : (const void *)r.slot;
-        keep(ic->mpos, mpos, VM_INDEX_INLINE);
+        keep(ic->mpos, NULL, mpos, VM_INDEX_INLINE);
     }
-    keep(ic->pos, pos, VM_INDEX_INLINE + 1);
+    keep(ic->pos, ic->alt, pos, VM_INDEX_INLINE + 1);
     if (r.slot == NULL) count(&ic_stepped);
     return r;
 }
@@ -253,6 +253,6 @@ Value *jit_ic_slot(Table *t, JitFieldIC *ic) {
     count(&ic_missed[IC_MISS_STORE]);
     uint32_t pos = __atomic_load_n(&ic->pos[0], __ATOMIC_RELAXED);
     const Value *v = vm_table_getstr_at(t, ic->key, &pos);
-    keep(ic->pos, &pos, 1);
+    keep(ic->pos, ic->alt, &pos, 1);
     return v->tt != VT_NIL ? (Value *)v : NULL; /* never &vm_absent: that one is nil */
 }

@@ -257,6 +257,8 @@ typedef struct JitFieldIC {
                                          table at level L */
     uint32_t tabup;                   /* GETTABUP: results from the chain have the table's
                                          event, as the interpreter's FINISHGET gives them */
+    uint32_t alt[VM_INDEX_INLINE + 1];/* alt[L]: the position pos[L] held before the last one
+                                         found (a second layout seen at the site) */
 } JitFieldIC;
 
 /* Whether the instruction at [pc] gets an inline cache (the templates of jit_tpl_table.c that
@@ -264,19 +266,19 @@ typedef struct JitFieldIC {
 bool jit_ic_wanted(const Comp *c, int pc);
 JitFieldIC *jit_ic_site(Comp *c, String *key, bool tabup);
 
-/* rax = the node at position [disp](r10) (an offset into the site's JitFieldIC, in r10) of the
- * hash part of table [t]: the position masked with t->hmask, read before t->node (the rule of
- * vm_table_hpart). Uses rcx. */
-void jit_ic_node(Comp *c, ZydisRegister t, int64_t disp);
+/* rax = the node at position [where] (a word of the site's JitFieldIC, in r10, or a hash) of
+ * the hash part of table [t]: the position masked with t->hmask, read before t->node (the
+ * rule of vm_table_hpart). Uses rcx. */
+void jit_ic_node(Comp *c, ZydisRegister t, Op where);
 /* To [miss] unless node rax holds the String [key] (a register, or a memory operand), read
  * whole. Uses rdx, xmm0, xmm1. */
 void jit_ic_key_is(Comp *c, Op key, int miss);
 /* r10 = the site's cache [ic], r8 = its key: what the probes below and the chain walker use. */
 void jit_ic_site_regs(Comp *c, const JitFieldIC *ic);
-/* The key (r8) at position [disp](r10) of table [t], else at its home node (hash [h], an
- * immediate or a register): rax = its value slot, and to [live] when the value is not nil, on
- * (falling through) when it is (a dead key), to [notkey] when both nodes hold other keys.
- * Uses rcx, rdx, xmm0, xmm1. */
+/* The key (r8) at position [disp](r10) of table [t], else at the position alt[] holds for
+ * the same level, else at its home node (hash [h], an immediate or a register): rax = its
+ * value slot, and to [live] when the value is not nil, on (falling through) when it is (a
+ * dead key), to [notkey] when all three nodes hold other keys. Uses rcx, rdx, xmm0, xmm1. */
 void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live);
 /* To [maybe] unless the key filter of table [t]'s current block proves key hash [h] absent
  * (vm_table_maybe_has). Uses rax. */
