@@ -226,6 +226,7 @@ static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabT
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
 static const char *const sample_mode_names[] = {"off", "events", "code", "shadow", NULL};
 static const char *const off_on_names[] = {"off", "on", NULL};
+static const char *const sample_windows_names[] = {"compiled", "interpreted", NULL};
 static const char *const full_names[] = {"block", "self", "adaptive", NULL}; /* CabFull */
 static const char *const threads_names[] = {"native", "green", NULL};
 static const char *const affinity_names[] = {"auto", "none", NULL};
@@ -262,6 +263,7 @@ static const XOption xoptions[] = {
     {"sample.burst", "bytes (multiple of 8) with optional k suffix", "64", "-Xsample.mode=events: the bursts the events are chosen in", OWN(x_sample_burst)},
     {"sample.window", "ticks (function entries and loop back edges), 1-1000000000", "256", "-Xsample.mode=code: the length of a sampling window; longer windows cost less switching and lose fewer paths at their edges, shorter ones spread the samples", COUNT(sample_window, 1, 1000000000)},
     {"sample.adaptive", "off, on", "off", "-Xsample.mode=code: a program thread whose ring is filling (its analyzer falls behind) halves its rate rather than wait, and doubles it again once the ring keeps room; every window's events are weighted by the inverse of its rate, so the estimates stay unbiased. -Xstats shows the windows per rate", CHOICE(sample_adaptive, off_on_names)},
+    {"sample.windows", "compiled, interpreted", "compiled", "-Xsample.mode=code with -Xjit=on: what sampling windows run. compiled: each function's instrumented twin, compiled at the first window that meets it, so a window costs what exhaustive profiling of compiled code costs; interpreted: the instrumented interpreter (slower windows, no twins; kept to measure against). Without the JIT, with the profile library and in shadows windows are interpreted", CHOICE(sample_windows, sample_windows_names)},
     {"sample.seed", "N (0-4294967295)", "0 (from the clock)", "-Xsample.mode=code: the seed of the random window phases (each native thread draws its own sequence from it), for repeatable runs", COUNT(sample_seed, 0, 0xffffffff)},
     {"shadow.length", "ticks (function entries and loop back edges), 1-1000000000", "1000000", "-Xsample.mode=shadow: how long each shadow runs instrumented before it hands its events over and exits; longer shadows fork less often (each fork costs the program a copy of its page tables and copy-on-write faults after it), shorter ones spread the samples over more of the run", COUNT(shadow_length, 1, 1000000000)},
     {"shadow.load", "average number of live shadows, 0.01-16", "0.25", "-Xsample.mode=shadow: a shadow is forked at a tick when the average number of live shadows so far is below this; never more than its ceiling live at once (the shadow profiling paper's load)", OWN(x_shadow_load)},

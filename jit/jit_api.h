@@ -66,6 +66,8 @@ typedef struct JitOptions {
  * (-Xjit=on); vm_jit_compiler: jit_compile. */
 extern bool vm_jit_enabled;
 extern const struct JitCode *(*vm_jit_compiler)(Proto *p);
+/* jit_compile_window, for the instrumented sampling copy's hand-over (jit_handover_window). */
+extern const struct JitCode *(*vm_jit_window_compiler)(Proto *p);
 
 void jit_configure(const JitOptions *o);
 
@@ -78,6 +80,11 @@ void jit_print_stats(FILE *out);
  * is published with a release store in p->jit). Never NULL: a function that cannot be
  * compiled gets a JitCode with at == NULL and stays interpreted. */
 const JitCode *jit_compile(Proto *p);
+
+/* -Xsample.mode=code with compiled windows (vm/prof/vm_sample.h, vm_sample_jit_windows): the
+ * instrumented twin of [p]'s code, which sampling windows run (jit/README.md, "Sampled
+ * instrumentation"), compiled first if no thread has (p->jitwin, as jit_compile). */
+const JitCode *jit_compile_window(Proto *p);
 
 /* Code memory (W^X): [n] bytes of [code] copied into fresh pages mapped read + write, which
  * are then made read + execute before the address is returned; never writable and
@@ -100,6 +107,16 @@ static inline const Instr *jit_handover(State *S, CallInfo *ci, Proto *p, Value 
         if (!compile) return pc;
         jc = vm_jit_compiler(p);
     }
+    if (jc->at == NULL) return pc;
+    return jc->enter(S, ci, base, jc->at[pc - p->code]);
+}
+
+/* The same for the instrumented sampling copy (vm_execute_jit_sample_instr): [p]'s twin,
+ * compiled at any hand-over (a window's first meeting with a function may be at a back edge
+ * of a loop that never returns into its frame). */
+static inline const Instr *jit_handover_window(State *S, CallInfo *ci, Proto *p, Value *base, const Instr *pc) {
+    const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jitwin, __ATOMIC_ACQUIRE);
+    if (jc == NULL) jc = vm_jit_window_compiler(p);
     if (jc->at == NULL) return pc;
     return jc->enter(S, ci, base, jc->at[pc - p->code]);
 }

@@ -11,10 +11,13 @@
 #include "vm_compile.h"
 #include "vm_prof.h"
 #include "vm_sample.h"
+#include "vm_shadow.h"
 #include "vm_thread.h"
 
 JitOptions jit_opts;
 bool jit_prof;
+bool jit_events;
+bool jit_window;
 int jit_prof_kind;
 int64_t jit_tls_stream;
 bool jit_sample;
@@ -26,7 +29,7 @@ int64_t jit_tls_sample;
  * at its back edges: its frames leave at their next call (every call goes through
  * jit_call). Called with the world stopped, so no thread is compiling. */
 static void sample_on(void) {
-    if (!jit_opts.on || jit_prof) return;
+    if (!jit_opts.on || jit_events) return;
     jit_tls_sample = (int64_t)((char *)&vm_sample_tl - (char *)__builtin_thread_pointer());
     jit_sample = true;
 }
@@ -36,12 +39,15 @@ void jit_configure(const JitOptions *o) {
     jit_opts = *o;
     vm_jit_compiler = jit_compile; /* the interpreter's hook (jit_api.h) */
     vm_jit_enabled = o->on;
-    /* Sampled code: compiled code is the uninstrumented version; windows are interpreted
-     * (vm/prof/vm_sample.c says why). */
+    /* Sampled code: compiled code is the uninstrumented version; windows run its instrumented
+     * twin (jit_compile_window), unless they are interpreted: -Xsample.windows=interpreted,
+     * and shadows (a shadow's one window is not worth a twin per function it meets). */
     jit_sample = o->on && vm_prof_instrumented && vm_sample_code;
-    jit_prof = o->on && vm_prof_instrumented && !jit_sample;
+    jit_prof = jit_events = o->on && vm_prof_instrumented && !jit_sample;
     if (jit_sample) jit_tls_sample = (int64_t)((char *)&vm_sample_tl - (char *)__builtin_thread_pointer());
-    if (jit_prof) {
+    vm_jit_window_compiler = jit_compile_window;
+    vm_sample_jit_windows = jit_sample && !vm_sample_opts.interpreted && !vm_shadow_on;
+    if (jit_prof || vm_sample_jit_windows) {
         jit_prof_kind = vm_prof_kind();
         jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());
     }
@@ -167,8 +173,9 @@ static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
     const Proto *p = c->p;
     char name[160];
     function_name(p, name, sizeof name);
-    fprintf(stderr, "jit: %s: %d instructions, %d with a template, %zu bytes of code at %p\n", name,
-            (int)p->ncode, jc->ntemplated, jc->codesize, (const void *)code);
+    fprintf(stderr, "jit: %s%s: %d instructions, %d with a template, %zu bytes of code at %p\n", name,
+            jit_window ? " (instrumented twin for sampling windows)" : "", (int)p->ncode, jc->ntemplated,
+            jc->codesize, (const void *)code);
     fprintf(stderr, "  enter: save registers, load base/ci/S/closure, jump to the entry\n");
     long ce = c->a.label[c->callentry];
     jit_disasm(stderr, code, (size_t)ce, "      ");
@@ -261,11 +268,13 @@ static JitCode *compile_locked(Proto *p) {
     jit_load_stream(&c);
     INS1(a, JMP, R(RCX));
 
-    /* Where compiled calls enter (JitCode.callentry): while profiling, the frame's EV_CALL,
-     * then pc 0. A compiled call is made by a Lua frame, so the event is never "from C". */
+    /* Where compiled calls enter (JitCode.callentry): the sampling tick (-Xsample.mode=code),
+     * then while profiling the frame's EV_CALL (in a twin, only if the tick did not end the
+     * window, as the interpreter's startfunc), then pc 0. A compiled call is made by a Lua
+     * frame, so the event is never "from C". */
     jit_bind(a, c.callentry);
-    if (jit_prof) jit_emit_frame_start(&c);
     jit_sample_entry_tick(&c);
+    if (jit_prof) jit_emit_frame_start(&c);
 
     for (int pc = 0; pc < c.n; pc++) {
         jit_bind(a, L(&c, pc));
@@ -281,6 +290,7 @@ static JitCode *compile_locked(Proto *p) {
             load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
             INS1(a, CALL, R(RAX));
             jit_reload_base(&c);
+            jit_window_after_poll(&c);
             jit_bind(a, go);
         }
         jit_emit_count(&c); /* after the entry poll: a back edge's poll comes back to L(pc) */
@@ -311,6 +321,7 @@ static JitCode *compile_locked(Proto *p) {
         load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
         INS1(a, CALL, R(RAX));
         jit_reload_base(&c);
+        jit_window_after_poll(&c);
         JMP(a, JMP, L(&c, pc));
     }
     /* After a step that may jump (a test, a generic for, a float loop): poll, since the jump
@@ -332,6 +343,7 @@ static JitCode *compile_locked(Proto *p) {
         load_imm64(&c, RAX, (uint64_t)(uintptr_t)&vm_poll_slow);
         INS1(a, CALL, R(RAX));
         jit_reload_base(&c);
+        jit_window_after_poll(&c);
         INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, savedpc), 8));
         JMP(a, JMP, go);
     }
@@ -416,6 +428,25 @@ const JitCode *jit_compile(Proto *p) {
     if (jc == NULL) {
         jc = compile_locked(p);
         __atomic_store_n(&p->jit, jc, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&jit_lock);
+    return jc;
+}
+
+/* The instrumented twin (jit_api.h): the same compilation with the events on (jit_prof) and
+ * the windows' rules (jit_window). Both flags are compile-time state, read by the templates
+ * only while this thread holds the lock; what runs in other threads meanwhile reads neither
+ * (their helpers read jit_events and jit_sample, which never change here). A twin is compiled
+ * lazily, at the first window that meets a frame of the function, so code no window reaches
+ * costs nothing but its plain version. */
+const JitCode *jit_compile_window(Proto *p) {
+    pthread_mutex_lock(&jit_lock);
+    JitCode *jc = p->jitwin;
+    if (jc == NULL) {
+        jit_prof = jit_window = true;
+        jc = compile_locked(p);
+        jit_prof = jit_window = false;
+        __atomic_store_n(&p->jitwin, jc, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&jit_lock);
     return jc;

@@ -41,12 +41,22 @@ extern JitOptions jit_opts;
  * The thread's stream (vm_prof_tl) is kept in r14, read from thread-local storage (a %fs
  * offset, the same for every thread) at entry and after every call into C, since a green
  * thread may come back on another carrier. */
-extern bool jit_prof;          /* profiling: compiled code emits events */
+extern bool jit_prof;          /* the code being compiled emits events. Read only while compiling
+                                  (under the JIT's lock): with -Xsample.mode=code it is set for
+                                  the compilation of an instrumented twin only (jit_window) */
+extern bool jit_events;        /* at run time, for the C helpers (jit_frame.c): the run's
+                                  compiled code (p->jit) emits events: exhaustive profiling */
 extern int jit_prof_kind;      /* VM_PS_*: which inline enqueue, if any */
 extern int64_t jit_tls_stream; /* &vm_prof_tl - the thread pointer */
-extern bool jit_sample;        /* -Xsample.mode=code: compiled code is uninstrumented and
-                                  counts sampling ticks (jit_sample_tick) */
+extern bool jit_sample;        /* -Xsample.mode=code: compiled code (p->jit) is uninstrumented
+                                  and counts sampling ticks (jit_sample_tick) */
 extern int64_t jit_tls_sample; /* &vm_sample_tl - the thread pointer */
+/* Compiling an instrumented twin (p->jitwin, jit_compile_window; under the JIT's lock, with
+ * jit_prof and jit_sample set): the exhaustive code's events, with sampling windows' rules
+ * (vm/prof/vm_sample.h): ticks that end the window, a frame's start stamped with its window,
+ * adoption and partial paths at the path events, the twins' call helpers and steps, and a
+ * check after each poll that the window is still this state's. */
+extern bool jit_window;
 
 /* ======================================================================
  * The compiler's state
@@ -160,6 +170,26 @@ void jit_sample_entry_tick(Comp *c);
  * tick in vm_jit_step; if it ended the gap, give the frame to the interpreter at rax. */
 void jit_sample_after_step(Comp *c);
 void jit_emit_sample_stubs(Comp *c);
+
+/* Instrumented twins only (jit_window; nothing otherwise), each using rax (but the first):
+ * jit_window_after_poll: after vm_poll_slow or a step (ci->savedpc is where the frame
+ *   stands): if the state is no longer in this thread's window (a green thread switch, a
+ *   metamethod's nested run that ended the window or began another), give the frame to the
+ *   interpreter, which switches copies. Uses ecx;
+ * jit_window_call_guard: in an inline call's guards: to [slow] when the callee's entry tick
+ *   will end the window (its call site must not be enqueued then: jit_call_window ticks first);
+ * jit_window_stamp: at a frame's start, after its events: the frame's path is whole, in this
+ *   window (ci->samplewin, CIST_SAMPLEPART cleared), as the instrumented sampling copy's
+ *   startfunc;
+ * jit_window_own: before a path event of the frame in r12: vm_sample_adopt (out of line) when
+ *   the frame was not yet met in this window;
+ * jit_window_partial: after jit_window_own: to [skip] (CIST_SAMPLEPART cleared on the way)
+ *   when the frame's path began before the window, so its path event is not enqueued. */
+void jit_window_after_poll(Comp *c);
+void jit_window_call_guard(Comp *c, int slow);
+void jit_window_stamp(Comp *c);
+void jit_window_own(Comp *c);
+void jit_window_partial(Comp *c, int skip);
 
 /* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after
  * [pc], S->top = ci->top; then rdi = S. Uses rax. */
@@ -325,6 +355,13 @@ Value *jit_ic_slot(Table *t, JitFieldIC *ic);
 uintptr_t jit_call(State *S, CallInfo *ci, Value *ra, int nresults);
 uintptr_t jit_return(State *S, CallInfo *ci, int a, int n);
 uintptr_t jit_tailcall(State *S, CallInfo *ci, int a, int b);
+/* The same for the instrumented twins (jit_window): the sampling copy's frame events
+ * (vm_sample_frame_start / _exit: ticks first, stamps, partial paths), the callee's or
+ * caller's twin, and after a C function a return to the interpreter when the window is no
+ * longer this state's. */
+uintptr_t jit_call_window(State *S, CallInfo *ci, Value *ra, int nresults);
+uintptr_t jit_return_window(State *S, CallInfo *ci, int a, int n);
+uintptr_t jit_tailcall_window(State *S, CallInfo *ci, int a, int b);
 
 /* ======================================================================
  * Templates, one per opcode or group of opcodes, listed by opcode in jit_compile.c's table

@@ -53,8 +53,10 @@ static void sample_fs(Comp *c, ZydisMnemonic mn, int nops, int64_t disp, unsigne
 }
 
 /* The tick: one decrement of the countdown in memory and one branch, all that profiling
- * costs compiled code between windows. */
+ * costs compiled code between windows. A twin (inside windows only) also counts its ticks
+ * for -Xstats (VmSampleTl.injit), before the decrement whose flags the branch reads. */
 static void tick(Comp *c, int stub) {
+    if (jit_window) sample_fs(c, ZYDIS_MNEMONIC_ADD, 2, offsetof(VmSampleTl, injit), 8, 1);
     sample_fs(c, ZYDIS_MNEMONIC_DEC, 1, offsetof(VmSampleTl, left), 8, 0);
     JMP(&c->a, JLE, stub);
 }
@@ -103,6 +105,62 @@ void jit_emit_sample_stubs(Comp *c) {
     }
 }
 
+/* ---- instrumented twins (jit_window, jit_internal.h) ----------------------------------------- */
+
+/* [reg] (32 bits) = this thread's window number (VmSampleTl.window). */
+static void window_to(Comp *c, ZydisRegister reg) {
+    ZydisEncoderRequest r;
+    memset(&r, 0, sizeof r);
+    r.mnemonic = ZYDIS_MNEMONIC_MOV;
+    r.prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+    r.operand_count = 2;
+    r.operands[0] = R(reg);
+    r.operands[1] = M(ZYDIS_REGISTER_NONE, jit_tls_sample + (int64_t)offsetof(VmSampleTl, window), 4);
+    jit_encode(&c->a, &r);
+}
+
+/* The interpreter's SAMPLECHECK after a poll or a step: the instrumented sampling copy takes
+ * the frame at its savedpc (stored before the poll; by the step: its next pc) and the
+ * trampoline switches copies. Uses ecx only (rax holds a step's pc for 'dispatch'). */
+void jit_window_after_poll(Comp *c) {
+    if (!jit_window) return;
+    window_to(c, ZYDIS_REGISTER_ECX);
+    INS2(&c->a, CMP, M(RS, offsetof(State, sample_win), 4), R(ZYDIS_REGISTER_ECX));
+    JMP(&c->a, JNZ, c->resume);
+}
+
+void jit_window_call_guard(Comp *c, int slow) {
+    if (!jit_window) return;
+    sample_fs(c, ZYDIS_MNEMONIC_CMP, 2, offsetof(VmSampleTl, left), 8, 1);
+    JMP(&c->a, JLE, slow);
+}
+
+void jit_window_stamp(Comp *c) {
+    if (!jit_window) return;
+    window_to(c, EAX);
+    INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, samplewin), 4), R(EAX));
+    INS2(&c->a, AND, M(RCI, offsetof(CallInfo, callstatus), 2), I((int16_t)~CIST_SAMPLEPART));
+}
+
+void jit_window_own(Comp *c) {
+    if (!jit_window) return;
+    int back = jit_new_label(&c->a);
+    window_to(c, EAX);
+    INS2(&c->a, CMP, M(RCI, offsetof(CallInfo, samplewin), 4), R(EAX));
+    JMP(&c->a, JNZ, jit_slow_call(c, (void *)&vm_sample_adopt_ci, SLOW_CI, 0, back));
+    jit_bind(&c->a, back);
+}
+
+void jit_window_partial(Comp *c, int skip) {
+    if (!jit_window) return;
+    int whole = jit_new_label(&c->a);
+    INS2(&c->a, TEST, M(RCI, offsetof(CallInfo, callstatus), 2), I(CIST_SAMPLEPART));
+    JMP(&c->a, JZ, whole);
+    INS2(&c->a, AND, M(RCI, offsetof(CallInfo, callstatus), 2), I((int16_t)~CIST_SAMPLEPART));
+    JMP(&c->a, JMP, skip);
+    jit_bind(&c->a, whole);
+}
+
 /* Before a call into C that may raise or collect, as the interpreter's Protect: savedpc after
  * [pc], S->top = ci->top; then rdi = S (for vm_forprep, vm_table_new). Uses rax. */
 void jit_emit_protect(Comp *c, int pc) {
@@ -144,9 +202,11 @@ void jit_emit_step(Comp *c, int pc, bool inline_next) {
     INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
     INS2(a, MOV, R(RDI), R(RS));
     INS2(a, MOV, R(RSI), R(RCI));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_jit_step);
+    /* a twin's steps are instrumented as windows are (vm_sample_path_act's partial paths) */
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(jit_window ? &vm_jit_step_window : &vm_jit_step));
     INS1(a, CALL, R(RAX));
     jit_reload_base(c);
+    jit_window_after_poll(c); /* a metamethod the step ran may have ended the window */
     if (!falls_through((OpCode)vm_op(c->p->code[pc])))
         JMP(a, JMP, c->dispatch);
     else if (!inline_next)

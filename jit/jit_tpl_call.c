@@ -32,9 +32,10 @@ static void call_frame_helper(Comp *c, int pc, uintptr_t (*fn)(State *, CallInfo
 }
 
 /* rcx = the word at [field] of the compiled code of the Proto in [proto] (JitCode.at or
- * .callentry); to [slow] when it has none (not compiled yet, or cannot be). */
+ * .callentry); to [slow] when it has none (not compiled yet, or cannot be). A twin calls and
+ * returns into twins (Proto.jitwin), so a window's frames all run instrumented. */
 static void jit_code_field(Comp *c, ZydisRegister proto, size_t field, int slow) {
-    INS2(&c->a, MOV, R(RCX), M(proto, offsetof(Proto, jit), 8));
+    INS2(&c->a, MOV, R(RCX), M(proto, jit_window ? offsetof(Proto, jitwin) : offsetof(Proto, jit), 8));
     INS2(&c->a, TEST, R(RCX), R(RCX));
     JMP(&c->a, JZ, slow);
     INS2(&c->a, MOV, R(RCX), M(RCX, (int64_t)field, 8));
@@ -183,6 +184,7 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS2(a, CMP, R(RCX), M(RS, offsetof(State, stack_last), 8));
         JMP(a, JNB, slow);
         jit_code_field(c, RSI, offsetof(JitCode, callentry), slow);
+        jit_window_call_guard(c, slow);
         INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, next), 8));
         INS2(a, TEST, R(RDI), R(RDI));
         JMP(a, JZ, slow);
@@ -220,7 +222,7 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, R(RSI), R(RCI));
     INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));
     INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I((int64_t)vm_c(i) - 1));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_call);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(jit_window ? &jit_call_window : &jit_call));
     INS1(a, CALL, R(RAX));
     after_frame_helper(c, cont);
     jit_bind(a, cont);
@@ -230,7 +232,7 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 /* TAILCALL */
 void tpl_tailcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* jit_tailcall: the interpreter's L_TAILCALL; then as after a return */
-    call_frame_helper(c, pc, jit_tailcall, ra, (int)vm_b(i));
+    call_frame_helper(c, pc, jit_window ? jit_tailcall_window : jit_tailcall, ra, (int)vm_b(i));
 }
 
 /* RETURN, RETURN0, RETURN1 */
@@ -299,5 +301,5 @@ void tpl_return(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS1(a, JMP, R(RCX));
     }
     jit_bind(a, slow);
-    call_frame_helper(c, pc, jit_return, ra, n);
+    call_frame_helper(c, pc, jit_window ? jit_return_window : jit_return, ra, n);
 }

@@ -177,10 +177,18 @@ void jit_emit_path_action(Comp *c, int pc, unsigned o) {
         INS2(a, ADD, M(RCI, offsetof(CallInfo, pathreg), 4), I((int64_t)(int32_t)inc));
         return;
     }
+    /* A twin: a frame first met in this window is adopted (its path partial), and a
+     * partial path is not enqueued; the reset makes the frame's next path whole (the
+     * instrumented sampling copy's vm_sample_path_act). Adds need neither: a partial path's
+     * register is never enqueued. */
+    int reset_only = jit_new_label(a);
+    jit_window_own(c);
+    jit_window_partial(c, reset_only);
     INS2(a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, pathreg), 4));
     if (inc != 0) INS2(a, ADD, R(ZYDIS_REGISTER_EDX), I((int64_t)(int32_t)inc));
     path_event(c);
     jit_emit_enqueue(c);
+    jit_bind(a, reset_only);
     INS2(a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I((int64_t)(int32_t)reset));
 }
 
@@ -224,9 +232,13 @@ void jit_emit_count(Comp *c) {
 
 void jit_emit_frame_exit(Comp *c) {
     if (c->pathbias != VM_PATH_OFF) {
+        int off = jit_new_label(&c->a);
+        jit_window_own(c); /* a twin: as at a path reset (jit_emit_path_action) */
+        jit_window_partial(c, off);
         INS2(&c->a, MOV, R(ZYDIS_REGISTER_EDX), M(RCI, offsetof(CallInfo, pathreg), 4));
         path_event(c);
         jit_emit_enqueue(c);
+        jit_bind(&c->a, off);
         INS2(&c->a, MOV, R(RAX), I(VM_PATH_OFF));
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
     }
@@ -254,5 +266,6 @@ void jit_emit_frame_start(Comp *c) {
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathbias), 8), R(RAX));
         INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, pathreg), 4), I(0));
     }
+    jit_window_stamp(c);
     jit_emit_reserve(c);
 }

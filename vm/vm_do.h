@@ -89,6 +89,9 @@ void vm_execute(State *S, CallInfo *ci);
  * [ci] (S->ci) exactly as the interpreter does, and return the pc of the next instruction to
  * run, also left in ci->savedpc. Never a call, tail call or return (they leave the frame). */
 const Instr *vm_jit_step(State *S, CallInfo *ci);
+/* The same for the instrumented twins of -Xsample.mode=code's windows (jit/README.md): the
+ * instrumented sampling step, and the tick of a stepped back edge counted. */
+const Instr *vm_jit_step_window(State *S, CallInfo *ci);
 
 /* Run f(S, ud) catching errors: returns the status, the error object in S->errval. The
  * stack and frames are NOT restored (vm_pcall does that). */

@@ -103,12 +103,22 @@ static void execute_hooked(State *S, CallInfo *ci);
 /* Sampled instrumentation (-Xsample.mode=code, vm/prof/vm_sample.h): the same rows with
  * VM_EXEC_SAMPLE 1, which count ticks at entries and back edges and give the frame to the
  * trampoline (execute_sampled) when the phase flips:
- *   vm_execute_jit_sample     between windows, hands frames to (uninstrumented) compiled code
- *   vm_execute_sample         between windows, -Xjit=off
- *   vm_execute_sample_instr   inside windows: the instrumented interpreter */
+ *   vm_execute_jit_sample         between windows, hands frames to (uninstrumented) compiled code
+ *   vm_execute_sample             between windows, -Xjit=off
+ *   vm_execute_jit_sample_instr   inside windows, hands frames to the instrumented twins of
+ *                                 compiled code (vm_sample_jit_windows)
+ *   vm_execute_step_sample_instr  the twins' steps (vm_jit_step_window)
+ *   vm_execute_sample_instr       inside windows: the instrumented interpreter (-Xjit=off,
+ *                                 -Xsample.windows=interpreted, the profile library, shadows) */
 #if TANDEM_JIT
 #define VM_EXEC_SAMPLE 1
 #define VM_EXEC_ROW vm_execute_jit_sample, 0, 1, 0, 0, 0
+#include "vm_interp_body.h"
+#define VM_EXEC_SAMPLE 1
+#define VM_EXEC_ROW vm_execute_jit_sample_instr, 1, 1, 0, 0, 0
+#include "vm_interp_body.h"
+#define VM_EXEC_SAMPLE 1
+#define VM_EXEC_ROW vm_execute_step_sample_instr, 1, 0, 1, 0, 0
 #include "vm_interp_body.h"
 #endif
 #define VM_EXEC_SAMPLE 1
@@ -144,24 +154,34 @@ static void execute_hooked(State *S, CallInfo *ci) {
  * are plain. The back edges of the loops it steps (float FORLOOP, TFORLOOP) are ticks, as
  * in the interpreter's copies: counted here, and compiled code leaves for the interpreter
  * after the step when one ends the gap (jit_sample_after_step). */
-static const Instr *step_sampled(State *S, CallInfo *ci) {
+static inline const Instr *step_sampled(State *S, CallInfo *ci, bool window) {
     const Instr *ipc = ci->savedpc;
-    vm_execute_step(S, ci);
+    if (window)
+        vm_execute_step_sample_instr(S, ci);
+    else
+        vm_execute_step(S, ci);
     unsigned op = vm_op(*ipc);
-    if ((op == OP_FORLOOP || op == OP_TFORLOOP) && ci->savedpc <= ipc && --vm_sample_tl.left <= 0)
-        vm_sample_tl.at = VM_SAMPLE_AT_BACK;
+    if ((op == OP_FORLOOP || op == OP_TFORLOOP) && ci->savedpc <= ipc) {
+        vm_sample_tl.injit += window;
+        if (--vm_sample_tl.left <= 0) vm_sample_tl.at = VM_SAMPLE_AT_BACK;
+    }
     return ci->savedpc;
 }
 
 bool vm_jit_enabled;
 const JitCode *(*vm_jit_compiler)(Proto *p);
+const JitCode *(*vm_jit_window_compiler)(Proto *p);
+
+/* The instrumented twins' steps (jit/README.md, "Sampled instrumentation"): the instrumented
+ * sampling step, whose path actions leave a partial path unemitted (vm_sample_path_act). */
+const Instr *vm_jit_step_window(State *S, CallInfo *ci) { return step_sampled(S, ci, true); }
 
 /* Calls, tail calls and returns are never stepped (jit/), so a step's only events are
  * heap accesses and Ball-Larus actions: without those analyses (and when not profiling at
  * all: vm_prof_needs is 0) the plain step emits the same events as the instrumented one,
  * for less work. */
 const Instr *vm_jit_step(State *S, CallInfo *ci) {
-    if (__builtin_expect(vm_sample_code, 0)) return step_sampled(S, ci);
+    if (__builtin_expect(vm_sample_code, 0)) return step_sampled(S, ci, false);
     if (vm_prof_needs & (PROF_NEED_MEM | PROF_NEED_PATH))
         vm_execute_step_instr(S, ci);
     else
@@ -178,25 +198,28 @@ const Instr *vm_jit_step(State *S, CallInfo *ci) {
  * their paths partial: always when coming from the plain copy (which may have started
  * frames inside the window, with stale path state), else when the window is not the one
  * that last took over this state (a coroutine or green thread that waited through a gap). */
+/* The sampling copy for a window ([window]) or a gap: with compiled code (its instrumented
+ * twins inside windows: vm_sample_jit_windows) or interpreted. */
+static void run_sampling_copy(State *S, CallInfo *ci, bool window) {
+#if TANDEM_JIT
+    if (window ? vm_sample_jit_windows : vm_jit_enabled) {
+        (window ? vm_execute_jit_sample_instr : vm_execute_jit_sample)(S, ci);
+        return;
+    }
+#endif
+    (window ? vm_execute_sample_instr : vm_execute_sample)(S, ci);
+}
+
 static void execute_sampled_at(State *S, CallInfo *ci, uint8_t enter, int at, bool from_plain) {
     VmSampleTl *t = &vm_sample_tl;
     for (;;) {
         /* (the profile library: a thread's first time here registers it, vm_sample.c) */
         if (t->left <= 0 || (vm_sample_phase && !t->live)) vm_sample_flip();
         t->enter = enter;
-        if (t->window != 0) {
-            if (from_plain || S->sample_win != t->window) vm_sample_join(S, at, from_plain);
-            vm_execute_sample_instr(S, ci);
-            from_plain = false;
-        } else {
-#if TANDEM_JIT
-            if (vm_jit_enabled)
-                vm_execute_jit_sample(S, ci);
-            else
-#endif
-                vm_execute_sample(S, ci);
-            from_plain = true;
-        }
+        bool window = t->window != 0;
+        if (window && (from_plain || S->sample_win != t->window)) vm_sample_join(S, at, from_plain);
+        run_sampling_copy(S, ci, window);
+        from_plain = !window;
         if (!t->switching) return; /* the frame entered from C returned */
         t->switching = 0;
         at = t->at;

@@ -35,9 +35,13 @@
 #ifndef VM_EXEC_SAMPLE
 #define VM_EXEC_SAMPLE 0
 #endif
-#if VM_EXEC_SAMPLE && (VM_EXEC_STEP || VM_EXEC_ORACLE || VM_EXEC_HOOK || (VM_EXEC_INSTR && VM_EXEC_JIT))
-#error "the sampling copies are the plain one (with or without the JIT) and the instrumented interpreter"
+#if VM_EXEC_SAMPLE && (VM_EXEC_ORACLE || VM_EXEC_HOOK || (VM_EXEC_STEP && !VM_EXEC_INSTR))
+#error "the sampling copies are the plain one (with or without the JIT), the instrumented one (with or without the JIT) and its step"
 #endif
+/* The instrumented sampling step (vm_jit_step_window, for the twins' steps) counts no tick
+ * and never switches: its caller counts the tick of a stepped back edge, and compiled code
+ * checks the countdown after the step. */
+#define VM_EXEC_SAMPLE_SWITCHES (VM_EXEC_SAMPLE && !VM_EXEC_STEP)
 
 static void VM_EXEC_NAME(State *S, CallInfo *ci) {
     LClosure *cl;
@@ -211,8 +215,12 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  *          thread's phase wants, or (instrumented) the window is not the one that last took
  *          over this state's frames, switch. [at] stays as compiled code's exit stubs left
  *          it (VM_SAMPLE_AT_ENTRY, _BACK), else VM_SAMPLE_AT_MID. */
-#if VM_EXEC_SAMPLE
-#if VM_EXEC_INSTR
+#if VM_EXEC_SAMPLE_SWITCHES
+#if VM_EXEC_INSTR && VM_EXEC_JIT
+/* ... also a tick of the instrumented twin that ended the window (its exit stub gives the
+ * frame back with the countdown at 0, as the plain code's does at the end of a gap) */
+#define SAMPLE_STALE() (S->sample_win != vm_sample_tl.window || vm_sample_tl.left <= 0)
+#elif VM_EXEC_INSTR
 #define SAMPLE_STALE() (S->sample_win != vm_sample_tl.window)
 #else
 #define SAMPLE_STALE() (vm_sample_tl.window != 0 || vm_sample_tl.left <= 0)
@@ -238,11 +246,20 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * template or a failed type guard). [compile]: also compile the function if nobody has yet
  * (frame entry and returns into the frame; back edges only look). */
 #if VM_EXEC_JIT
+/* The instrumented sampling copy hands frames to the functions' instrumented twins, compiling
+ * a twin at any hand-over, back edges included: a window reaches a function's loop only after
+ * its plain code ran, and a loop that never returns into its frame would otherwise stay
+ * interpreted in every window. */
+#if VM_EXEC_SAMPLE && VM_EXEC_INSTR
+#define JIT_HANDOVER(compile) jit_handover_window(S, ci, cl->p, base, pc)
+#else
+#define JIT_HANDOVER(compile) jit_handover(S, ci, cl->p, base, pc, (compile))
+#endif
 /* Compiled code may have called and returned through other frames (jit_api.h): carry on with
  * S->ci, or return to C if the frame entered from C has returned. */
 #define JITENTER(compile) \
     do { \
-        const Instr *jpc_ = jit_handover(S, ci, cl->p, base, pc, (compile)); \
+        const Instr *jpc_ = JIT_HANDOVER(compile); \
         ci = S->ci; \
         if (jpc_ == NULL) { /* as at 'ret' */ \
             S->ci = ci->prev; \
@@ -344,7 +361,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
      * way): carry on at its savedpc, its start's events are past. */
     if (ci->savedpc != ci->func->u.lf->p->code) goto returning;
 #endif
-#if VM_EXEC_SAMPLE
+#if VM_EXEC_SAMPLE_SWITCHES
     /* The trampoline (vm_interp.c, execute_sampled) continues a frame here: at its entry,
      * past the tick that switched (its start events still to come), or inside it. */
     {
@@ -356,7 +373,7 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #endif
 startfunc:
     if (VM_POLL_PENDING()) vm_poll_slow(S);
-#if VM_EXEC_SAMPLE
+#if VM_EXEC_SAMPLE_SWITCHES
     /* The entry's tick (the frame's savedpc is its first instruction) */
     if (__builtin_expect(--vm_sample_tl.left <= 0, 0)) {
         vm_sample_tl.at = VM_SAMPLE_AT_ENTRY;
@@ -1196,7 +1213,7 @@ L_VARARG: {
 L_EXTRAARG:
     /* Only ever consumed by the instruction before it; the verifier rejects others. */
     NEXT();
-#if VM_EXEC_SAMPLE
+#if VM_EXEC_SAMPLE_SWITCHES
 sample_switch: /* SAMPLE_TICK_BACK, SAMPLECHECK: the trampoline continues the frame at pc */
     ci->savedpc = pc;
     vm_sample_tl.switching = 1;
@@ -1218,6 +1235,7 @@ sample_switch: /* SAMPLE_TICK_BACK, SAMPLECHECK: the trampoline continues the fr
 #undef Protect
 #undef CONDJUMP
 #undef JITENTER
+#undef JIT_HANDOVER
 #undef HOOKSWITCH
 #undef HOOKRET
 #undef MMBIN_COUNT
@@ -1233,6 +1251,7 @@ sample_switch: /* SAMPLE_TICK_BACK, SAMPLECHECK: the trampoline continues the fr
 #undef SAMPLE_STALE
 #undef SAMPLE_TICK_BACK
 #undef SAMPLECHECK
+#undef VM_EXEC_SAMPLE_SWITCHES
 #undef VM_EXEC_SAMPLE
 #undef MEMEV
 #undef RESERVE_FOR

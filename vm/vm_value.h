@@ -338,6 +338,9 @@ typedef struct Proto {
     String *name;          /* best-effort function name from the declaration ("fib", "Point:new"), or NULL */
     struct JitCode *jit;   /* compiled code (jit/jit_api.h), NULL until the first call with -Xjit=on;
                               written once, under the JIT's lock, with a release store */
+    struct JitCode *jitwin; /* -Xsample.mode=code: the instrumented twin of [jit] that sampling
+                              windows run (jit/README.md), NULL until the first window meets a
+                              frame of this function; written once, as [jit] is */
 } Proto;
 
 /* Upvalue: open while the variable lives on a stack (v points into the

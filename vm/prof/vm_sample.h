@@ -11,9 +11,14 @@
  *     qword fs:[left]; jle stub`), and nothing else of profiling runs;
  *   - when it reaches 0 the running loop copy returns to vm_execute's trampoline
  *     (vm_interp.c, execute_sampled), which flips the phase (vm_sample_flip) and continues the
- *     frame in the other copy: a window runs the instrumented sampling copy
- *     (vm_execute_sample_instr, the interpreter: compiled code is never instrumented in this
- *     mode), a gap the plain one (which hands frames to compiled code).
+ *     frame in the other copy: a window runs the instrumented sampling copy, a gap the plain
+ *     one (which hands frames to compiled code). With the JIT the instrumented copy is
+ *     vm_execute_jit_sample_instr, which hands frames to each function's instrumented twin
+ *     (Proto.jitwin: the exhaustive compiled code's events under this header's rules, its
+ *     ticks ending the window; vm_sample_jit_windows, jit/README.md); without it, and for
+ *     the profile library and shadows, vm_execute_sample_instr (interpreted). Either way a
+ *     switch goes through the trampoline: a flip at a back edge continues the frame at the
+ *     same pc in the other version, a flip at an entry starts it there.
  * A window lasts -Xsample.window ticks, one in each slot of window / rate ticks, at an offset
  * drawn uniformly in every slot (stratified: vm_sample.c, next_gap), so windows start at
  * random phase and cannot alias with a period of the program, and every stretch of the run
@@ -51,6 +56,9 @@ typedef struct VmSampleOptions {
     uint64_t window;    /* ticks per window, >= 1 */
     uint64_t seed;      /* random phase; 0: from the clock */
     bool adaptive;      /* -Xsample.adaptive: lower a stream's rate while its ring fills */
+    bool interpreted;   /* -Xsample.windows=interpreted: windows run the instrumented interpreter
+                           even where compiled code exists (the design before compiled windows,
+                           kept to measure against) */
 } VmSampleOptions;
 
 #define VM_SAMPLE_DEFAULT_WINDOW 256 /* ticks. Shorter windows spread the samples (bench/suite/json.lua
@@ -100,6 +108,8 @@ typedef struct VmSampleTl {
     uint64_t wevents;     /* most events one piece produced so far (the room asked for) */
     uint64_t skipped, cut; /* windows not opened, windows ended early: the ring was filling */
     uint64_t at_level[8]; /* ticks inside windows per shift (the last: that shift or deeper) */
+    uint64_t injit;       /* ticks inside windows counted by compiled code (the instrumented
+                             twins and their C helpers), for -Xstats: the rest ran interpreted */
     struct VmSampleTl *next; /* every live thread's state, for the report (vm_sample.c) */
 } VmSampleTl;
 
@@ -156,6 +166,23 @@ static inline void vm_sample_frame_exit_events(CallInfo *ci, uint32_t fid, bool 
     }
     if (ret && (vm_prof_needs & PROF_NEED_RETURN)) vm_prof_emit(ev_make(EV_RETURN, vm_prof_depth(ci)));
 }
+
+/* Compiled windows (jit/README.md, "Sampled instrumentation"): set by jit_configure when
+ * compiled code exists and windows may run it (-Xsample.mode=code, not the profile library,
+ * not shadows, not -Xsample.windows=interpreted). Windows then run the instrumented twin of
+ * each function's compiled code (Proto.jitwin, compiled at the first window that meets a
+ * frame of it) through the interpreter's vm_execute_jit_sample_instr, which hands frames to
+ * the twins as vm_execute_jit_instr hands them to exhaustive compiled code. */
+extern bool vm_sample_jit_windows;
+
+/* For the twins' call and return helpers in C (jit/jit_frame.c), what the instrumented
+ * sampling copy does at a frame's start (its events, the window's stamp: the path is whole,
+ * room for heap accesses) and end (adoption, then vm_sample_frame_exit_events: a partial
+ * path is not emitted); vm_sample_adopt_ci: vm_sample_adopt of the frame's own function, for
+ * the twins' out-of-line adoption stubs (which keep every register). */
+void vm_sample_frame_start(State *S, CallInfo *ci);
+void vm_sample_frame_exit(CallInfo *ci, bool ret);
+void vm_sample_adopt_ci(CallInfo *ci);
 
 /* Before the program (vm_prof_start): the options; false if they are inconsistent. */
 void vm_sample_configure(const VmSampleOptions *o);

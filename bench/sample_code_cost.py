@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""What sampled instrumentation (-Xsample.mode=code, vm/prof/vm_sample.h) costs the program's
+own thread, against no profiling and exhaustive concurrent profiling, in instructions counted by
+valgrind --tool=callgrind (they repeat exactly; wall-clock times on this machine do not:
+/work/shared/notes/measuring.md).
+
+callgrind --separate-threads=yes writes one count per thread; only the program's thread (the
+first) is counted, so the analyzer's work on its own core is left out: the figure is what the
+application's core pays. For each program and analysis:
+
+  none         no profiling
+  exhaustive   -Xprofile=ANALYSIS (concurrent, the default)
+  compiled     -Xsample.mode=code -Xsample.rate=RATE: windows run the instrumented twins
+  interpreted  the same with -Xsample.windows=interpreted: windows run the instrumented
+               interpreter (the design before compiled windows)
+
+and the ratio of overheads (sampled - none) / (exhaustive - none), the issue's measure
+(target at 5%: at most 0.45).
+
+    python3 bench/sample_code_cost.py --tandem build/tandem [--scale 0.05] [--rate 0.05]
+                                      [--analysis callgraph --analysis pathprof] [--only richards ...]
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = ["richards", "havlak", "json", "raytrace"]
+ANALYSES = ["callgraph", "pathprof"]
+
+
+def count(binary, opts, prog, scale):
+    """Instructions of the program's thread (callgrind's first thread file)."""
+    with tempfile.TemporaryDirectory(prefix="tandem_cg_") as d:
+        out = os.path.join(d, "cg.out")
+        argv = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=" + out, binary,
+                "-Xprofile.out=" + os.path.join(d, "p.txt"), *opts,
+                os.path.join(HERE, "suite", prog + ".lua"), str(scale)]
+        r = subprocess.run(argv, capture_output=True, text=True)
+        files = sorted(glob.glob(out + "-*"))
+        if r.returncode != 0 or not files:
+            sys.exit(f"{' '.join(argv)}: failed\n{r.stderr[-800:]}")
+        with open(files[0], encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        m = re.search(r"^(?:summary|totals):\s+(\d+)", text, re.M)
+        if m is None:
+            sys.exit(f"{files[0]}: no summary line")
+        return int(m.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem", required=True)
+    ap.add_argument("--scale", default="0.05")
+    ap.add_argument("--rate", default="0.05")
+    ap.add_argument("--analysis", action="append")
+    ap.add_argument("--only", action="append")
+    a = ap.parse_args()
+    sample = ["-Xsample.mode=code", "-Xsample.rate=" + a.rate, "-Xsample.seed=1"]
+    print(f"instructions of the program's thread (callgrind), scale {a.scale}, rate {a.rate}")
+    for prog in a.only or PROGRAMS:
+        none = count(a.tandem, [], prog, a.scale)
+        print(f"{prog}: none {none}", flush=True)
+        for an in a.analysis or ANALYSES:
+            p = ["-Xprofile=" + an]
+            ex = count(a.tandem, p, prog, a.scale)
+            comp = count(a.tandem, p + sample, prog, a.scale)
+            interp = count(a.tandem, p + sample + ["-Xsample.windows=interpreted"], prog, a.scale)
+            ovh = ex - none
+
+            def ratio(x):
+                return (x - none) / ovh if ovh > 0 else float("nan")
+            print(f"  {an}: exhaustive {ex} (+{100.0 * ovh / none:.1f}%)  compiled {comp} (+{100.0 * (comp - none) / none:.1f}%,"
+                  f" {ratio(comp):.2f}x)  interpreted {interp} (+{100.0 * (interp - none) / none:.1f}%, {ratio(interp):.2f}x)",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
