@@ -126,6 +126,30 @@ uint32_t vm_string_hash(String *s) {
 }
 
 /* ======================================================================
+ * Reusing short strings
+ * ======================================================================
+ * A direct-mapped cache indexed by the string hash, so a hit also hands over a string
+ * whose hash is computed. Strings are immutable and equality never depends on identity,
+ * so returning an older string with the same bytes is invisible to programs. The cache
+ * holds its strings strongly (at most VM_STRCACHE_SIZE per coroutine). */
+
+String *vm_string_reuse(State *S, const char *s, size_t len) {
+    if (len > VM_STRCACHE_MAXLEN) return vm_string_new(S, s, len);
+    String **cache = S->strcache;
+    if (cache == NULL) cache = S->strcache = vm_alloc(S, VM_STRCACHE_SIZE * sizeof(String *));
+    uint64_t h = hash_bytes(s, len);
+    uint32_t h32 = (uint32_t)(h ^ (h >> 32));
+    if (h32 == 0) h32 = 1;   /* as vm_string_hash */
+    String **slot = &cache[h32 & (VM_STRCACHE_SIZE - 1)];
+    String *c = *slot;
+    if (c != NULL && c->len == len && memcmp(c->data, s, len) == 0) return c;
+    c = vm_string_new(S, s, len);
+    c->hash = h32;   /* not yet visible to any other thread */
+    *slot = c;
+    return c;
+}
+
+/* ======================================================================
  * Ordering
  * ======================================================================
  * lua5.4 compares with strcoll() on each '\0'-separated piece in turn, a shorter string
