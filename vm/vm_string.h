@@ -27,7 +27,7 @@ String *vm_string_intern(struct State *S, const char *s, size_t len);
  * when the per-coroutine cache (State.strcache) still holds it, else a new one that
  * replaces the cache slot; longer, a new string. Results repeat (words, fields, single
  * characters), and a lookup costs a hash and a compare where a new string costs an
- * allocation and, later, the collector's work. The hash is stored in the string. */
+ * allocation and, later, the collector's work (and a reused string keeps its hash). */
 #define VM_STRCACHE_MAXLEN 40
 #define VM_STRCACHE_SIZE 512
 String *vm_string_reuse(struct State *S, const char *s, size_t len);

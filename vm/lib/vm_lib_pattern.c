@@ -443,9 +443,22 @@ static const char *match_balance(MatchState *ms, const char *s, const PatItem *i
     return NULL;
 }
 
+/* The item that decides at once whether an attempt at the rest [nx] of a pattern fails:
+ * nx itself when it is a class that must match, or such a class after up to PAT_MAXLEAD
+ * captures opening or closing (they test nothing in the subject); else NULL. */
+static const PatItem *rest_guard(const PatItem *nx) {
+    const PatItem *g = nx;
+    while (g - nx < PAT_MAXLEAD && (g->kind == PI_OPEN || g->kind == PI_POSCAP || g->kind == PI_CLOSE))
+        g++;
+    return item_needs_char(g) ? g : NULL;
+}
+
 /* Greedy repetition (* and +) of [it] from [s]: the longest run first, then shorter ones.
- * The rest of the pattern starts at it + 1; when that is the end, '$' or a class that must
- * match, the attempts it would fail at once are skipped. */
+ * The rest of the pattern starts at it + 1. Attempts at the rest that would fail at once are
+ * skipped (see "Skipping attempts"): when the rest is the end or '$', and where the rest's
+ * guard (rest_guard) does not match. When the guard comes after captures, the first attempt
+ * is made in full: what the captures check (their number, an open one to close, the depth)
+ * does not depend on the position, so it raises whatever the skipped attempts would. */
 static const char *max_expand(MatchState *ms, const char *s, const PatItem *it) {
     ptrdiff_t i = (ptrdiff_t)single_run(ms, s, it);
     const PatItem *nx = it + 1;
@@ -457,10 +470,17 @@ static const char *max_expand(MatchState *ms, const char *s, const PatItem *it) 
         check_depth(ms);
         return (s + i == ms->src_end) ? s + i : NULL;
     }
-    if (item_needs_char(nx)) {
-        check_depth(ms);
+    const PatItem *g = rest_guard(nx);
+    if (g != NULL) {
+        if (g == nx) {
+            check_depth(ms);
+        } else {
+            const char *r = do_match(ms, s + i, nx);
+            if (r != NULL) return r;
+            i--;
+        }
         for (; i >= 0; i--) {
-            if (!single_match(ms, s + i, nx)) continue;
+            if (!single_match(ms, s + i, g)) continue;
             const char *r = do_match(ms, s + i, nx);
             if (r != NULL) return r;
         }
@@ -476,13 +496,15 @@ static const char *max_expand(MatchState *ms, const char *s, const PatItem *it) 
 /* Lazy repetition (-): the shortest run first (skipping as max_expand does). */
 static const char *min_expand(MatchState *ms, const char *s, const PatItem *it) {
     const PatItem *nx = it + 1;
-    bool filter = item_needs_char(nx);
-    if (filter) check_depth(ms);
+    const PatItem *g = rest_guard(nx);
+    if (g != NULL && g == nx) check_depth(ms);
+    bool first = (g != NULL && g != nx);   /* the first attempt in full (see max_expand) */
     for (;;) {
-        if (!filter || single_match(ms, s, nx)) {
+        if (g == NULL || first || single_match(ms, s, g)) {
             const char *r = do_match(ms, s, nx);
             if (r != NULL) return r;
         }
+        first = false;
         if (!single_match(ms, s, it)) return NULL;
         s++;
     }

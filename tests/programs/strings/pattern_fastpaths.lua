@@ -146,3 +146,18 @@ print(("ab\0"):find("%f[%z]"), ("ab"):find("%f[%z]", 3), (""):find("%f[%z]"), ("
 print(("one two"):gsub("%f[%w]%w+", "<%0>"), ("one two"):gsub("%f[%W]", "|"), ("a"):gsub("%f[%z]", "$"))
 print(("x1 y2"):gsub("(%f[%a])(%a)", "%2"), ("x1 y2"):gsub("()%f[%d]", "%1"))
 for w in ("the cat, the hat"):gmatch("%f[%a]%a+") do io.write(w, ".") end print()
+
+-- the guard after captures (max_expand/min_expand): a class after ')' or '(' decides, but
+-- the first attempt goes in full so that capture errors and the depth limit stay lua5.4's
+print(("ab cd,ef gh"):gsub("(%a+) (%a+)", "%2 %1"), ("key12=100 key3=7"):find("(key%d+)=1%d%d"))
+print(("aaa b"):match("(a*)() (b)"), ("aaa b"):match("(a-)() (b)"), ("x=1"):match("(%w*)()(=)"))
+print(try(string.find, "aaa b", "a*) b"), try(string.find, "aaa b", "a-) b"), try(string.find, "b", "a*)b"))
+print(try(string.find, "aaab", "(a*)" .. ("()"):rep(32) .. "b"), try(string.find, "aaab", "(a-)" .. ("()"):rep(31) .. "b"))
+print(("aaab"):match("(a*)(a)b"), ("aaab"):match("(a-)(a)b"), ("abcabc"):match("(.*)(c)"))
+print(("abcabc"):match("(.-)()(c)"), ("x  y"):match("(%s*)(y)"), ("xy"):match("x(%a*)()(y)"))
+for _, m in ipairs({96, 97, 98, 99, 100}) do
+  local subject = ("ab"):rep(m + 1)
+  print(m, try(string.find, subject, ("a*b*"):rep(m) .. "(a*)b"),
+    try(string.find, subject, ("a*b*"):rep(m) .. "(a-)b"),
+    try(string.find, subject .. "c", ("a*b*"):rep(m) .. "(a*)(b)c"))
+end
