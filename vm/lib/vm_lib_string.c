@@ -46,8 +46,7 @@ char *vm_strbuf_reserve(StrBuf *B, size_t extra) {
     return B->b + B->n;
 }
 
-void vm_strbuf_addlstr(StrBuf *B, const char *s, size_t len) {
-    if (len == 0) return;
+void vm_strbuf_addlstr_grow(StrBuf *B, const char *s, size_t len) {
     memcpy(vm_strbuf_reserve(B, len), s, len);
     B->n += len;
 }

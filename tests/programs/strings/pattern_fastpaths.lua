@@ -161,3 +161,13 @@ for _, m in ipairs({96, 97, 98, 99, 100}) do
     try(string.find, subject, ("a*b*"):rep(m) .. "(a-)b"),
     try(string.find, subject .. "c", ("a*b*"):rep(m) .. "(a*)(b)c"))
 end
+
+-- string.format's plain "%d" (no snprintf) and its neighbours that still use it
+print(string.format("%d|%d|%d|%d|%d|%i", 0, -7, math.mininteger, math.maxinteger, 3.0, 42))
+print(string.format("%5d|%-3d|%03d|%+d|%x", 7, 7, 7, 7, 255), try(string.format, "%d", 3.5))
+print(try(string.format, "%d", "12"), try(string.format, "%d", "x"), try(string.format, "%d"))
+-- short results reused: equal strings from different calls stay equal and usable as keys
+local keys = {}
+for w in ("a bb a ccc bb a"):gmatch("%a+") do keys[w:upper()] = (keys[w:upper()] or 0) + 1 end
+print(keys.A, keys.BB, keys.CCC, ("abc"):sub(1, 3) == "abc", ("abc"):rep(1), ("x"):rep(50) == ("x"):rep(50))
+print(string.char(104, 105), ("olleh"):reverse(), ("MiXeD"):lower(), ("MiXeD"):upper(), #("ab"):rep(30, ","))
