@@ -54,7 +54,7 @@ void vm_pushint(State *S, vm_Integer i) { vm_push(S, vm_int(i)); }
 void vm_pushfloat(State *S, vm_Number n) { vm_push(S, vm_float(n)); }
 
 String *vm_pushstr(State *S, const char *s, size_t len) {
-    String *str = vm_string_new(S, s, len);
+    String *str = vm_string_reuse(S, s, len);
     vm_push(S, vm_str(str));
     return str;
 }

@@ -25,7 +25,8 @@ void vm_pushnil(State *S);
 void vm_pushbool(State *S, bool b);
 void vm_pushint(State *S, vm_Integer i);
 void vm_pushfloat(State *S, vm_Number n);
-String *vm_pushstr(State *S, const char *s, size_t len);
+String *vm_pushstr(State *S, const char *s, size_t len);   /* short: maybe an earlier string
+                                                              with these bytes (vm_string_reuse) */
 String *vm_pushcstr(State *S, const char *s);
 String *vm_pushfstring(State *S, const char *fmt, ...);   /* C printf formats */
 void vm_pop(State *S, int n);

@@ -157,6 +157,10 @@ typedef struct State {
     /* sanitizer builds only (vm_sanitize.h): this coroutine's C stack, and its resumer's
      * stack (the way back), as the sanitizers know them */
     VmSanStack san, san_back;
+    /* Short strings the libraries made recently (vm_string_reuse, vm_string.c): a scanned GC
+     * block of VM_STRCACHE_SIZE slots, NULL until first used. Per coroutine, so only the
+     * thread running this state touches it. */
+    struct String **strcache;
 } State;
 
 /* Extra slots above stack_last for C functions' small pushes without checks. */

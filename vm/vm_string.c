@@ -126,6 +126,53 @@ uint32_t vm_string_hash(String *s) {
 }
 
 /* ======================================================================
+ * Reusing short strings
+ * ======================================================================
+ * A direct-mapped cache indexed by a cheap hash of the bytes (two words that, for up to 16
+ * bytes, hold them all, so they also decide equality without memcmp). Strings are
+ * immutable and equality never depends on identity, so returning an older string with the
+ * same bytes is invisible to programs; a reused string also keeps its table hash once
+ * computed. The cache holds its strings strongly (at most VM_STRCACHE_SIZE per coroutine). */
+
+/* Words of [p, p + n) read as hash_bytes reads short strings: for n <= 16 they hold every
+ * byte (the reads overlap), beyond that the first and the last 8. */
+static inline void edge_words(const char *p, size_t n, uint64_t *a, uint64_t *b) {
+    if (n >= 8) {
+        *a = read64(p);
+        *b = read64(p + n - 8);
+    } else if (n >= 4) {
+        *a = read32(p);
+        *b = read32(p + n - 4);
+    } else {
+        *a = n > 0 ? read_small(p, n) : 0;
+        *b = 0;
+    }
+}
+
+String *vm_string_reuse(State *S, const char *s, size_t len) {
+    if (len > VM_STRCACHE_MAXLEN) return vm_string_new(S, s, len);
+    String **cache = S->strcache;
+    if (cache == NULL) cache = S->strcache = vm_alloc(S, VM_STRCACHE_SIZE * sizeof(String *));
+    uint64_t a, b;
+    edge_words(s, len, &a, &b);
+    uint64_t h = ((a ^ len) * HASH_S0) ^ (b * HASH_S1);
+    String **slot = &cache[(h >> 40) & (VM_STRCACHE_SIZE - 1)];
+    String *c = *slot;
+    if (c != NULL && c->len == len) {
+        if (len > 16) {
+            if (memcmp(c->data, s, len) == 0) return c;
+        } else {
+            uint64_t ca, cb;
+            edge_words(c->data, len, &ca, &cb);
+            if (ca == a && cb == b) return c;
+        }
+    }
+    c = vm_string_new(S, s, len);
+    *slot = c;
+    return c;
+}
+
+/* ======================================================================
  * Ordering
  * ======================================================================
  * lua5.4 compares with strcoll() on each '\0'-separated piece in turn, a shorter string

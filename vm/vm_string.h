@@ -22,6 +22,16 @@ String *vm_string_alloc(struct State *S, size_t len);
 #define VM_INTERN_MAXLEN 40
 String *vm_string_intern(struct State *S, const char *s, size_t len);
 
+/* A string with these bytes for the libraries' results (vm_pushstr): up to
+ * VM_STRCACHE_MAXLEN bytes, a string made recently by this coroutine with the same bytes
+ * when the per-coroutine cache (State.strcache) still holds it, else a new one that
+ * replaces the cache slot; longer, a new string. Results repeat (words, fields, single
+ * characters), and a lookup costs a hash and a compare where a new string costs an
+ * allocation and, later, the collector's work (and a reused string keeps its hash). */
+#define VM_STRCACHE_MAXLEN 40
+#define VM_STRCACHE_SIZE 512
+String *vm_string_reuse(struct State *S, const char *s, size_t len);
+
 /* Hash of the bytes (computed once, then cached in s->hash; never 0). */
 uint32_t vm_string_hash(String *s);
 

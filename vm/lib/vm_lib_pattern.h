@@ -28,7 +28,16 @@ void vm_strbuf_init(State *S, StrBuf *B);
  * Raises "resulting string too large" when the size would overflow. */
 char *vm_strbuf_reserve(StrBuf *B, size_t extra);
 static inline void vm_strbuf_commit(StrBuf *B, size_t n) { B->n += n; }
-void vm_strbuf_addlstr(StrBuf *B, const char *s, size_t len);
+/* Append [len] bytes: inline while they fit, vm_strbuf_addlstr_grow beyond. */
+void vm_strbuf_addlstr_grow(StrBuf *B, const char *s, size_t len);
+static inline void vm_strbuf_addlstr(StrBuf *B, const char *s, size_t len) {
+    if (len <= B->cap - B->n) {
+        if (len > 0) memcpy(B->b + B->n, s, len);   /* s may be NULL when len is 0 */
+        B->n += len;
+    } else {
+        vm_strbuf_addlstr_grow(B, s, len);
+    }
+}
 static inline void vm_strbuf_addchar(StrBuf *B, char c) {
     if (B->n == B->cap) vm_strbuf_reserve(B, 1);
     B->b[B->n++] = c;

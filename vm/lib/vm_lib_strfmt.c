@@ -189,6 +189,12 @@ static void add_conversion(State *S, StrBuf *B, int arg, char *form) {
     case 'o': case 'x': case 'X': flags = FMT_FLAGS_HEX; goto integer;
     integer: {
         vm_Integer n = vm_check_integer(S, arg);
+        if (conv == 'd' && form[2] == '\0') {   /* plain "%d": tostring's digits, no snprintf */
+            char buf[VM_NUMBUF];
+            Value v = vm_int(n);
+            vm_strbuf_addlstr(B, buf, (size_t)vm_number2str(&v, buf));
+            return;
+        }
         check_spec(S, form, flags, true);
         add_int_modifier(form);
         add_printf(B, form, (long long)n);

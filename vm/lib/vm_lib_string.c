@@ -46,8 +46,7 @@ char *vm_strbuf_reserve(StrBuf *B, size_t extra) {
     return B->b + B->n;
 }
 
-void vm_strbuf_addlstr(StrBuf *B, const char *s, size_t len) {
-    if (len == 0) return;
+void vm_strbuf_addlstr_grow(StrBuf *B, const char *s, size_t len) {
     memcpy(vm_strbuf_reserve(B, len), s, len);
     B->n += len;
 }
@@ -77,6 +76,32 @@ static size_t end_pos(vm_Integer pos, size_t len) {
 }
 
 /* ======================================================================
+ * Results built in place
+ * ======================================================================
+ * A result of known length is written either into a new string (long) or into a buffer on
+ * the C stack (short), which result_push then hands to vm_pushstr: a short result the
+ * coroutine made recently comes back as that same string, without an allocation
+ * (vm_string_reuse). */
+
+typedef struct Result {
+    String *big;                     /* the new string when long, else NULL */
+    char small[VM_STRCACHE_MAXLEN];  /* the bytes when short */
+} Result;
+
+/* Where the [len] bytes of the result go. May raise (memory) before anything is written. */
+static char *result_init(State *S, Result *r, size_t len) {
+    r->big = (len > VM_STRCACHE_MAXLEN) ? vm_string_alloc(S, len) : NULL;
+    return r->big != NULL ? r->big->data : r->small;
+}
+
+static void result_push(State *S, Result *r, size_t len) {
+    if (r->big != NULL)
+        vm_push(S, vm_str(r->big));
+    else
+        vm_pushstr(S, r->small, len);
+}
+
+/* ======================================================================
  * Basic functions
  * ====================================================================== */
 
@@ -91,6 +116,8 @@ static int str_sub(State *S) {
     size_t end = end_pos(vm_opt_integer(S, 3, -1), s->len);
     if (start > end)
         vm_pushstr(S, "", 0);
+    else if (start == 1 && end == s->len)
+        vm_push(S, vm_str(s));   /* the whole string: itself (strings are immutable) */
     else
         vm_pushstr(S, s->data + start - 1, end - start + 1);
     return 1;
@@ -98,9 +125,10 @@ static int str_sub(State *S) {
 
 static int str_reverse(State *S) {
     String *s = vm_check_string(S, 1);
-    String *r = vm_string_alloc(S, s->len);
-    for (size_t i = 0; i < s->len; i++) r->data[i] = s->data[s->len - 1 - i];
-    vm_push(S, vm_str(r));
+    Result res;
+    char *r = result_init(S, &res, s->len);
+    for (size_t i = 0; i < s->len; i++) r[i] = s->data[s->len - 1 - i];
+    result_push(S, &res, s->len);
     return 1;
 }
 
@@ -108,14 +136,15 @@ static int str_reverse(State *S) {
  * locale). */
 static int change_case(State *S, bool to_upper) {
     String *s = vm_check_string(S, 1);
-    String *r = vm_string_alloc(S, s->len);
+    Result res;
+    char *r = result_init(S, &res, s->len);
     for (size_t i = 0; i < s->len; i++) {
         int c = (unsigned char)s->data[i];
         if (to_upper && vm_ch_islower(c)) c -= 'a' - 'A';
         else if (!to_upper && vm_ch_isupper(c)) c += 'a' - 'A';
-        r->data[i] = (char)c;
+        r[i] = (char)c;
     }
-    vm_push(S, vm_str(r));
+    result_push(S, &res, s->len);
     return 1;
 }
 
@@ -134,8 +163,8 @@ static int str_rep(State *S) {
     if (l + lsep < l || l + lsep > STR_LIBMAXSIZE / (vm_Unsigned)n)
         vm_error(S, "resulting string too large");
     size_t total = (size_t)n * l + (size_t)(n - 1) * lsep;
-    String *r = vm_string_alloc(S, total);
-    char *p = r->data;
+    Result res;
+    char *p = result_init(S, &res, total);
     for (vm_Integer i = 0; i < n; i++) {
         memcpy(p, s->data, l);
         p += l;
@@ -144,7 +173,7 @@ static int str_rep(State *S) {
             p += lsep;
         }
     }
-    vm_push(S, vm_str(r));
+    result_push(S, &res, total);
     return 1;
 }
 
@@ -170,13 +199,14 @@ static int str_byte(State *S) {
 
 static int str_char(State *S) {
     int n = vm_gettop(S);
-    String *r = vm_string_alloc(S, (size_t)n);
+    Result res;
+    char *r = result_init(S, &res, (size_t)n);
     for (int i = 1; i <= n; i++) {
         vm_Unsigned c = (vm_Unsigned)vm_check_integer(S, i);
         if (c > UCHAR_MAX) vm_arg_error(S, i, "value out of range");
-        r->data[i - 1] = (char)c;
+        r[i - 1] = (char)c;
     }
-    vm_push(S, vm_str(r));
+    result_push(S, &res, (size_t)n);
     return 1;
 }
 
