@@ -34,8 +34,9 @@
  *     to the end of its cluster (the JIT's inline caches rely on it, jit/jit_ic.c).
  * These hold while one thread at a time changes the table; with racing writers only the
  * shape checked by vm_table_check_shape does (see "Races").
- * A new key takes the first dead node of its probe sequence if there is one (removing and
- * adding keys in turn does not fill the table with dead nodes); otherwise it takes the empty
+ * A new key takes the first dead node of its probe sequence if there is one, while a single
+ * thread runs VM code (removing and adding keys in turn does not fill the table with dead
+ * nodes; with threads, keys are never recycled: "Races"); otherwise it takes the empty
  * node that ended the probe, and when that would pass the limit the table is rehashed:
  * sizes are recomputed from the live keys only, which drops every dead node.
  *
@@ -82,8 +83,15 @@
  *     that finds no empty node rehashes; rehashing clamps the counts to the capacity, and a
  *     rebuild whose keys outgrow the new block (keys added meanwhile) retries with twice the
  *     nodes.
- *   - Writes into a node: key first, then value. A reader may see a new key with a nil
- *     value (absent) but never a recycled dead key with the new key's value.
+ *   - Keys are never recycled. Lookups return a pointer to the value slot of the node
+ *     whose key matched, and the caller reads the value after the lookup has returned: if
+ *     the node's key could change in between (a dead node reused for another key), the
+ *     caller would read the other key's value (tests/threads/ic_race.lua: a method call got
+ *     a number stored under another name). So once threads have started
+ *     (vm_table_threads_started) an insertion never reuses a dead node: in a block, a node's
+ *     key goes once from nil to a key and stays; a rehash (a new block) drops dead nodes.
+ *     Writes into a node are key first, then value: a reader may see a new key with a nil
+ *     value (absent).
  *   - Key filter (TabNodes.keys). A key's bit is set with an atomic or before the key is
  *     stored into a node (setkeybit), and no bit is ever cleared in a block, so a lookup that
  *     finds its bit clear (vm_table_maybe_has) ran before every store of that key into the
@@ -639,7 +647,10 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
     }
     if (val->tt == VT_NIL) return;   /* removing an absent key */
     RSTORE(t->h.flags, 0);           /* a new key may be a metamethod name */
-    if (tomb != NULL) {              /* reuse a dead node: 'used' does not change */
+    /* Reuse a dead node ('used' does not change) only while one thread runs VM code. Once
+     * threads may race, a node's key never changes in its block ("Races": keys are never
+     * recycled), and the dead nodes go at the next rehash. */
+    if (tomb != NULL && !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
         setkeybit(b, h);
         vm_storev(&tomb->key, *k);
         vm_copyv(&tomb->val, val);
