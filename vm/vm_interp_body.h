@@ -466,8 +466,8 @@ L_GETTABUP: {
     const Value *key = KC();
     if (tv.tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
-        vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL || tv.u.t->meta == NULL) {
+        vm_V16 v = vm_load16(slot); /* decided on this copy, not on a second load */
+        if (vm_v16_tt(v) != VT_NIL || tv.u.t->meta == NULL) {
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -505,7 +505,7 @@ L_GETTABLE: {
         else
             slot = vm_table_get(h, key);
         vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL || h->meta == NULL) {
+        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) { /* the copy's tag, not a second load */
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -522,7 +522,7 @@ L_GETI: {
         const TabArr *ap = vm_table_arr(h);
         const Value *slot = ((vm_Unsigned)n - 1u < ap->size) ? &ap->v[n - 1] : vm_table_getint(h, n);
         vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL || h->meta == NULL) {
+        if (vm_v16_tt(v) != VT_NIL || h->meta == NULL) { /* the copy's tag, not a second load */
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -536,8 +536,8 @@ L_GETFIELD: {
     const Value *key = KC();
     if (t->tt == VT_TABLE) {
         const Value *slot = vm_table_getstr_inline(t->u.t, key->u.s);
-        vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL || t->u.t->meta == NULL) {
+        vm_V16 v = vm_load16(slot); /* decided on this copy, not on a second load */
+        if (vm_v16_tt(v) != VT_NIL || t->u.t->meta == NULL) {
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -545,9 +545,14 @@ L_GETFIELD: {
         /* __index = class tables, inline (method lookups) */
         const Value *s2 = vm_index_str_inline(S, t->u.t, key->u.s);
         if (s2 != NULL) {
-            MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)t->u.t : (const void *)s2);
-            vm_put16(RA(), vm_load16(s2));
-            NEXT();
+            /* The walk found s2 holding a value; a racing thread may have removed it since
+             * (the chain would then go on past that table): a nil now takes the slow path. */
+            vm_V16 v2 = vm_load16(s2);
+            if (vm_v16_tt(v2) != VT_NIL || s2 == &vm_absent) {
+                MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)t->u.t : (const void *)s2);
+                vm_put16(RA(), v2);
+                NEXT();
+            }
         }
         FINISHGET(t, key, &vm_absent);
     }
@@ -641,8 +646,8 @@ L_SELF: {
     ra[1] = tv;
     if (tv.tt == VT_TABLE && key->tt == VT_STR) {
         const Value *slot = vm_table_getstr_inline(tv.u.t, key->u.s);
-        vm_V16 v = vm_load16(slot);
-        if (slot->tt != VT_NIL || tv.u.t->meta == NULL) { /* as GETFIELD (and the JIT's SELF) */
+        vm_V16 v = vm_load16(slot); /* decided on this copy, not on a second load */
+        if (vm_v16_tt(v) != VT_NIL || tv.u.t->meta == NULL) { /* as GETFIELD (and the JIT's SELF) */
             MEMEV(EV_LOAD, slot);
             vm_put16(RA(), v);
             NEXT();
@@ -650,9 +655,12 @@ L_SELF: {
         /* The method usually sits in a class table up the __index chain. */
         const Value *s2 = vm_index_str_inline(S, tv.u.t, key->u.s);
         if (s2 != NULL) {
-            MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)tv.u.t : (const void *)s2);
-            vm_put16(RA(), vm_load16(s2));
-            NEXT();
+            vm_V16 v2 = vm_load16(s2); /* as GETFIELD: a value removed since the walk: slow path */
+            if (vm_v16_tt(v2) != VT_NIL || s2 == &vm_absent) {
+                MEMEV(EV_LOAD, s2 == &vm_absent ? (const void *)tv.u.t : (const void *)s2);
+                vm_put16(RA(), v2);
+                NEXT();
+            }
         }
     } else if (tv.tt == VT_STR && key->tt == VT_STR) {
         /* s:method(): the string library, one __index away */
