@@ -86,7 +86,7 @@
  *   - Keys are never recycled. Lookups return a pointer to the value slot of the node
  *     whose key matched, and the caller reads the value after the lookup has returned: if
  *     the node's key could change in between (a dead node reused for another key), the
- *     caller would read the other key's value (tests/threads/ic_race.lua: a method call got
+ *     caller would read the other key's value (tests/jit/races/ic_race.lua: a method call got
  *     a number stored under another name). So once threads have started
  *     (vm_table_threads_started) an insertion never reuses a dead node: in a block, a node's
  *     key goes once from nil to a key and stays; a rehash (a new block) drops dead nodes.
