@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""-Xprofile=inputsize's cost on bench/suite's single-threaded programs: uninstrumented,
+"""-Xprofile=inputsize's cost on bench/suite's single-threaded programs (--threaded: the
+multi-threaded ones, native threads, one stream each, ordered by their EV_SYNC events): uninstrumented,
 sequential (inline) and concurrent (CAB + analyzer thread), side by side.
 
     python3 bench/inputsize_overhead.py [--tandem build/tandem] [--scale 0.3] [--runs 5]
-                                        [--jit on] [--affinity auto] [--only NAME]... [--csv FILE]
+                                        [--jit on] [--affinity auto] [--only NAME]... [--threaded]
+                                        [--csv FILE]
 
 Each round runs every program in the three configurations, interleaved (notes/measuring.md:
 A B C A B C); a concurrent run is framed by a round-trip probe between the two CPUs
@@ -55,12 +57,14 @@ def main():
     ap.add_argument("--affinity", default="auto", choices=("auto", "none"),
                     help="-Xaffinity for every run (auto pins the program thread, so a busy CPU 0 slows it)")
     ap.add_argument("--only", action="append")
+    ap.add_argument("--threaded", action="store_true",
+                    help="the multi-threaded programs (mt_*, native threads) instead of the single-threaded ones")
     ap.add_argument("--csv")
     a = ap.parse_args()
     cab_bench = a.cab_bench or os.path.join(os.path.dirname(os.path.abspath(a.tandem)), "cab", "cab_bench")
     if not os.path.exists(cab_bench):
         cab_bench = None
-    progs = sorted(p for p in os.listdir(SUITE) if p.endswith(".lua") and not p.startswith("mt_"))
+    progs = sorted(p for p in os.listdir(SUITE) if p.endswith(".lua") and p.startswith("mt_") == a.threaded)
     if a.only:
         progs = [p for p in progs if p[:-4] in a.only]
     times = {(p, f): [] for p in progs for f in ("none", "seq", "conc")}
@@ -84,7 +88,7 @@ def main():
                 rows.append({"round": rnd, "program": p[:-4], "form": form, "seconds": f"{s:.4f}",
                              "analyzer_busy_s": "" if b is None else f"{b / 1000:.4f}", "placement": place})
             print(f"round {rnd + 1}/{a.runs}: {p} done", file=sys.stderr, flush=True)
-    print(f"inputsize overhead: bench/suite single-threaded, scale {a.scale}, -Xjit={a.jit}, "
+    print(f"inputsize overhead: bench/suite {'multi' if a.threaded else 'single'}-threaded, scale {a.scale}, -Xjit={a.jit}, "
           f"-Xaffinity={a.affinity}, {a.runs} interleaved rounds, median wall seconds")
     print(f"{'program':12s} {'none':>7s} {'seq':>7s} {'conc':>7s} {'seq x':>7s} {'conc x':>7s} {'c/s ovh':>8s} "
           f"{'analyzer':>9s} {'blocked':>8s}  placements")
