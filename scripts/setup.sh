@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="build-essential cmake pkg-config libgc-dev libffi-dev libhwloc-dev libcmocka-dev python3 lua5.4 valgrind libzydis-dev gnuplot-nox libreadline-dev liblua5.4-dev lua-cjson lua-lpeg lua-filesystem lua-socket libprotobuf-c-dev protobuf-c-compiler zlib1g-dev protobuf-compiler python3-protobuf chromium"
+PACKAGES="build-essential cmake pkg-config libgc-dev libffi-dev libhwloc-dev libcmocka-dev python3 lua5.4 luajit valgrind libzydis-dev gnuplot-nox libreadline-dev liblua5.4-dev lua-cjson lua-lpeg lua-filesystem lua-socket libprotobuf-c-dev protobuf-c-compiler zlib1g-dev protobuf-compiler python3-protobuf chromium"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
