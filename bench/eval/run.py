@@ -83,8 +83,8 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
         fname, extra = ex.program_args(prog)
         for a in sorted({c.fields["analysis"] for c in configs if c.json}):
             path = os.path.join(tmp, "ref.json")
-            r = measure.run(tools["tandem"], None, ["-Xprofile=" + a, "-Xprofile.format=json",
-                                                          "-Xprofile.out=" + path],
+            r = measure.run(tools["tandem"], None, ex.program_opts(name, prog) +
+                            ["-Xprofile=" + a, "-Xprofile.format=json", "-Xprofile.out=" + path],
                                  os.path.join(th.REPO, ex.SUITE, fname + ".lua"), scale, extra=extra)
             refs[(prog, a)] = profile_items(path)[0] if r["rc"] == 0 else None
     for rnd in range(runs):
@@ -98,7 +98,7 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
             random.Random("%s/%d/%s" % (name, rnd, prog)).shuffle(order)
             batch = []
             for pos, c in enumerate(order):
-                args = list(c.args)
+                args = ex.program_opts(name, prog) + list(c.args)
                 out = os.path.join(tmp, "prof.json")
                 if c.json:
                     args.append("-Xprofile.out=" + out)
@@ -111,8 +111,9 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                 # experiment's -Xaffinity=none runs have no such loss, nor their base a pin.)
                 pin = tools["app_cpus"] if c.pin else None
                 r = measure.run(tools["tandem"], tools["cab_bench"], args, path, scale, pin=pin, extra=extra)
+                popts = [o.split("=", 1)[1] for o in ex.program_opts(name, prog) if o.startswith("-Xthreads=")]
                 row = {"experiment": name, "round": rnd, "pos": pos, "program": prog, "scale": scale,
-                       "threads": threads, "config": c.key}
+                       "threads": popts[-1] if popts else threads, "config": c.key}
                 row.update({k: v for k, v in c.fields.items() if k != "json"})
                 row.update(r)
                 if c.json and r["rc"] == 0 and refs.get((prog, c.fields["analysis"])):
