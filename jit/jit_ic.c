@@ -61,13 +61,12 @@ void jit_ic_key_is(Comp *c, Op key, int miss) {
     INS2(a, MOVQ, R(RDX), R(XMM0));
     INS2(a, CMP, R(RDX), key);
     JMP(a, JNZ, miss);
-    jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
-    INS2(a, MOVD, R(ZYDIS_REGISTER_EDX), R(XMM1));
+    jit_copy_tag(c, XMM0);
     INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_STR));
     JMP(a, JNZ, miss);
 }
 
-void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live) {
+void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live, bool copy) {
     Asm *a = &c->a;
     /* The cached position; the one before it, for a site that sees tables of two layouts;
      * the key's home node, where most keys sit (the positions keep displaced ones). */
@@ -78,7 +77,13 @@ void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int l
         jit_ic_node(c, t, where[k]);
         jit_ic_key_is(c, R(R8), next);
         INS2(a, ADD, R(RAX), I(offsetof(Node, val)));
-        INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+        if (copy) { /* one load; the test and the reader's store use that copy */
+            INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+            jit_copy_tag(c, XMM0);
+            INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_NIL));
+        } else {
+            INS2(a, CMP, M(RAX, offsetof(Value, tt), 4), I(VT_NIL));
+        }
         JMP(a, JNZ, live);
         if (k == 2) break;
         JMP(a, JMP, dead);
@@ -171,13 +176,14 @@ void jit_emit_ic_chain(Comp *c) {
         INS2(a, MOV, R(RCX), M(RS, offsetof(State, g), 8));
         jit_ic_key_is(c, M(RCX, (int64_t)offsetof(Global, tmname) + 8 * TM_INDEX, 8), why[IC_MISS_INDEX]);
         INS2(a, MOVDQA, R(XMM0), M(RAX, offsetof(Node, val), 16));
-        jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE));
-        INS2(a, MOVD, R(ZYDIS_REGISTER_EDX), R(XMM1));
+        jit_copy_tag(c, XMM0);
         INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_TABLE));
         JMP(a, JNZ, why[IC_MISS_NOTTABLE]);
         INS2(a, MOVQ, R(RDI), R(XMM0));
-        /* the key in that table: a value ends the walk, a nil goes up */
-        jit_ic_find(c, RDI, (int64_t)offsetof(JitFieldIC, pos) + 4 * (l + 1), R(ZYDIS_REGISTER_R11D), notkey, found);
+        /* the key in that table: a value ends the walk (xmm0: the copy decided on), a nil
+         * goes up */
+        jit_ic_find(c, RDI, (int64_t)offsetof(JitFieldIC, pos) + 4 * (l + 1), R(ZYDIS_REGISTER_R11D), notkey, found,
+                    true);
         JMP(a, JMP, next);
         /* not at the cached node: absent only if the key filter says so */
         jit_bind(a, notkey);
@@ -202,6 +208,7 @@ void jit_emit_ic_chain(Comp *c) {
     INS0(a, RET);
     jit_bind(a, absent);
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_absent);
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
     jit_bind(a, found);
     INS0(a, RET);
 }
@@ -230,23 +237,31 @@ static void keep(uint32_t *cache, uint32_t *alt, const uint32_t *found, int n) {
     }
 }
 
-JitGet jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why) {
+vm_V16 jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why, const void **ev) {
     if ((unsigned)why < IC_MISS_N) count(&ic_missed[why]);
     uint32_t pos[VM_INDEX_INLINE + 1], mpos[VM_INDEX_INLINE];
     for (int l = 0; l <= VM_INDEX_INLINE; l++) pos[l] = __atomic_load_n(&ic->pos[l], __ATOMIC_RELAXED);
     for (int l = 0; l < VM_INDEX_INLINE; l++) mpos[l] = __atomic_load_n(&ic->mpos[l], __ATOMIC_RELAXED);
     const Value *slot = vm_table_getstr_at(t, ic->key, &pos[0]);
-    JitGet r = {slot, slot};
-    if (slot->tt == VT_NIL && t->meta != NULL) {
+    vm_V16 v = vm_load16(slot); /* decided on this copy, not on a second load */
+    const void *at = slot;
+    if (vm_v16_tt(v) == VT_NIL && t->meta != NULL) {
         /* the interpreter's GETFIELD: the chain of __index tables (GETTABUP: its FINISHGET,
-         * whose event is of the table) */
-        r.slot = vm_index_str_at(S, t, ic->key, pos, mpos);
-        r.ev = r.slot == &vm_absent || ic->tabup ? (const void *)t : (const void *)r.slot;
+         * whose event is of the table). The walk found s2 holding a value; a racing thread
+         * may have removed it since (the chain would then go on past that table): a nil in
+         * the copy is stepped, as the interpreter takes its slow path then. */
+        const Value *s2 = vm_index_str_at(S, t, ic->key, pos, mpos);
         keep(ic->mpos, NULL, mpos, VM_INDEX_INLINE);
+        if (s2 != NULL) v = vm_load16(s2);
+        if (s2 == NULL || (vm_v16_tt(v) == VT_NIL && s2 != &vm_absent))
+            at = NULL;
+        else
+            at = s2 == &vm_absent || ic->tabup ? (const void *)t : (const void *)s2;
     }
     keep(ic->pos, ic->alt, pos, VM_INDEX_INLINE + 1);
-    if (r.slot == NULL) count(&ic_stepped);
-    return r;
+    if (at == NULL) count(&ic_stepped);
+    *ev = at;
+    return v;
 }
 
 Value *jit_ic_slot(Table *t, JitFieldIC *ic) {

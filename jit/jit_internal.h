@@ -137,6 +137,15 @@ static inline int STEP(Comp *c, int pc) {
 
 static inline void load_imm64(Comp *c, ZydisRegister r, uint64_t v) { INS2(&c->a, MOV, R(r), I((int64_t)v)); }
 
+/* edx = the tag of the Value copy in [xmm] (loaded whole: tag and payload are of one store;
+ * other threads may write the slot it came from, so decisions are made on the copy, which
+ * is then what gets stored). PEXTRW, one SSE2 instruction (a shuffle and a move took two),
+ * takes Value.tt's low 16-bit word: every tag is below VT_NTAGS, so that is the whole tag. */
+static inline void jit_copy_tag(Comp *c, ZydisRegister xmm) {
+    _Static_assert(VT_NTAGS <= 0x10000 && offsetof(Value, tt) % 2 == 0, "a tag is Value.tt's low 16-bit word");
+    jit_ins3(&c->a, ZYDIS_MNEMONIC_PEXTRW, R(ZYDIS_REGISTER_EDX), R(xmm), I(offsetof(Value, tt) / 2));
+}
+
 /* ======================================================================
  * Code memory (jit_mcode.c; jit_mem_publish and jit_disasm are in jit_api.h)
  * ====================================================================== */
@@ -301,37 +310,42 @@ JitFieldIC *jit_ic_site(Comp *c, String *key, bool tabup);
  * rule of vm_table_hpart). Uses rcx. */
 void jit_ic_node(Comp *c, ZydisRegister t, Op where);
 /* To [miss] unless node rax holds the String [key] (a register, or a memory operand), read
- * whole. Uses rdx, xmm0, xmm1. */
+ * whole. Uses rdx, xmm0. */
 void jit_ic_key_is(Comp *c, Op key, int miss);
 /* r10 = the site's cache [ic], r8 = its key: what the probes below and the chain walker use. */
 void jit_ic_site_regs(Comp *c, const JitFieldIC *ic);
 /* The key (r8) at position [disp](r10) of table [t], else at the position alt[] holds for
  * the same level, else at its home node (hash [h], an immediate or a register): rax = its
  * value slot, and to [live] when the value is not nil, on (falling through) when it is (a
- * dead key), to [notkey] when all three nodes hold other keys. Uses rcx, rdx, xmm0, xmm1. */
-void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live);
+ * dead key), to [notkey] when all three nodes hold other keys. With [copy] (reads) the value
+ * is loaded whole into xmm0 and the decision is made on that copy, which the reader then
+ * uses: another thread may remove the key (store nil) at any time, and a read that tested the
+ * slot and loaded it again could take a nil past the test that sent it on (the __index chain
+ * would have gone on to a class). Without [copy] (stores, which write the slot and read
+ * nothing from it) the tag is tested in place. Uses rcx, rdx, xmm0. */
+void jit_ic_find(Comp *c, ZydisRegister t, int64_t disp, Op h, int notkey, int live, bool copy);
 /* To [maybe] unless the key filter of table [t]'s current block proves key hash [h] absent
  * (vm_table_maybe_has). Uses rax. */
 void jit_ic_filter(Comp *c, ZydisRegister t, uint32_t h, int maybe);
 
 /* The __index chain walker, out of line, called (a near call: it calls nothing, so the stack
  * needs no alignment) with rdi = a table whose own node for the key is nil or absent, r8 =
- * the key, r10 = the site's JitFieldIC, r11d = the key's hash: rax = the slot
- * of the first table up the chain where the key's value is not nil, &vm_absent when the chain
- * ends (the value is nil), 0 when the caches miss or the chain needs the interpreter. The
- * same walk as vm_index_str_at, through the cached positions; on a miss, ecx = why (IC_MISS_*).
- * Uses rcx, rdx, rsi, rdi, xmm0, xmm1; keeps r8 to r11. Placed once per function (c->icchain). */
+ * the key, r10 = the site's JitFieldIC, r11d = the key's hash: rax = the slot of the first
+ * table up the chain where the key's value is not nil and xmm0 = that value, loaded once
+ * (the copy the walk decided on: the caller stores it, never the slot's value again);
+ * rax = &vm_absent and xmm0 = its nil when the chain ends (the value is nil); rax = 0 when
+ * the caches miss or the chain needs the interpreter. The same walk as vm_index_str_at,
+ * through the cached positions; on a miss, ecx = why (IC_MISS_*). Uses rcx, rdx, rsi, rdi,
+ * xmm0; keeps r8 to r11. Placed once per function (c->icchain). */
 void jit_emit_ic_chain(Comp *c);
 
-/* The miss handlers, in C. jit_ic_get: R[A] = t[key] as far as the interpreter's GETFIELD
- * does it without a metamethod call (t's node, then vm_index_str_at), the positions found
- * stored in the cache: rax = the slot (NULL: the instruction is stepped), rdx = the address of
- * its EV_LOAD (the slot, or t for the chain's nil and, for GETTABUP, anything from the
- * chain). jit_ic_slot: vm_table_slotstr through the cache. Neither raises nor allocates. */
-typedef struct JitGet {
-    const Value *slot;
-    const void *ev;
-} JitGet;
+/* The miss handlers, in C. jit_ic_get: t[key] as far as the interpreter's GETFIELD does it
+ * without a metamethod call (t's node, then vm_index_str_at), the positions found stored in
+ * the cache. Returns the value (in xmm0), loaded whole once and decided on as the
+ * interpreter's GETFIELD decides on its copy; *ev = the address of its EV_LOAD (the slot, or
+ * t for the chain's nil and, for GETTABUP, anything from the chain), or NULL when the
+ * instruction is stepped (the returned value is then meaningless). jit_ic_slot:
+ * vm_table_slotstr through the cache. Neither raises nor allocates. */
 /* Why a read missed, counted for -Xstats (jit_print_stats): the machine code puts it in ecx,
  * jit_ic_get's fourth argument. ORDER ICMISS: jit_ic.c's names. */
 enum {
@@ -343,7 +357,7 @@ enum {
     IC_MISS_STORE,    /* a store's key not at its cached node, and its filter bit set */
     IC_MISS_N
 };
-JitGet jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why);
+vm_V16 jit_ic_get(State *S, Table *t, JitFieldIC *ic, int why, const void **ev);
 Value *jit_ic_slot(Table *t, JitFieldIC *ic);
 
 /* ======================================================================

@@ -33,7 +33,7 @@ static void upval_ptr(Comp *c, int pc, int reg, ZydisRegister dst) {
 
 /* rdi = the table in R[reg], or ([up]) in upvalue [reg], read whole so that the pointer and
  * the tag come from one 16-byte copy (another thread may be storing it); anything but a table
- * is stepped at [pc]. Uses rax, rdx, xmm0, xmm1. */
+ * is stepped at [pc]. Uses rax, rdx, xmm0. */
 static void table_operand(Comp *c, int pc, int reg, bool up) {
     Asm *a = &c->a;
     if (!up) {
@@ -45,23 +45,26 @@ static void table_operand(Comp *c, int pc, int reg, bool up) {
     upval_ptr(c, pc, reg, RAX);
     INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
     INS2(a, MOVQ, R(RDI), R(XMM0));
-    jit_ins3(a, ZYDIS_MNEMONIC_PSHUFD, R(XMM1), R(XMM0), I(0xEE)); /* the high half: the tag */
-    INS2(a, MOVD, R(EAX), R(XMM1));
-    INS2(a, CMP, R(EAX), I(VT_TABLE));
+    jit_copy_tag(c, XMM0);
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_TABLE));
     JMP(a, JNZ, STEP(c, pc));
 }
 
 /* The end of GETTABLE's read, as the interpreter's: the value at [slot] read whole, a hit
- * unless it is nil and the table [table] has a metatable (then stepped at [pc]). R[ra] takes
- * the value (an EV_LOAD of the slot read while profiling). */
+ * unless that copy is nil and the table [table] has a metatable (then stepped at [pc]). R[ra]
+ * takes the copy (an EV_LOAD of the slot read while profiling): the tag tested is the copy's,
+ * not the slot's read again (another thread may store into the slot in between). Without a
+ * metatable any value is the result, so the metatable is tested first: arrays pay nothing
+ * for the copy's tag. */
 static void finish_get(Comp *c, int pc, int ra, ZydisRegister slot, ZydisRegister table) {
     Asm *a = &c->a;
     int store = jit_new_label(a);
     INS2(a, MOVDQA, R(XMM0), M(slot, 0, 16));
-    INS2(a, CMP, M(slot, offsetof(Value, tt), 4), I(VT_NIL));
-    JMP(a, JNZ, store);
     INS2(a, CMP, M(table, offsetof(Table, meta), 8), I(0));
-    JMP(a, JNZ, STEP(c, pc));
+    JMP(a, JZ, store);
+    jit_copy_tag(c, XMM0);
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_NIL));
+    JMP(a, JZ, STEP(c, pc));
     jit_bind(a, store);
     jit_emit_mem(c, EV_LOAD, slot, 0, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
@@ -195,23 +198,34 @@ static bool memev(void) { return jit_prof && (vm_prof_needs & PROF_NEED_MEM); }
  * interpreter's lookup and walk, which neither raise nor allocate, so no savedpc or top),
  * and what that cannot answer (an __index function, a deeper chain) stepped at [pc]. The
  * events are the interpreter's GETFIELD's: of the slot read, of the table for the chain's nil
- * ([tabup], GETTABUP: of the table for anything from the chain, as its FINISHGET). */
+ * ([tabup], GETTABUP: of the table for anything from the chain, as its FINISHGET).
+ * Every way to R[ra] carries the value in xmm0, loaded whole once by whatever decided
+ * between "this is the value" and "look further" (the probe, the walker, jit_ic_get), and
+ * stores that copy: another thread may remove the key at any time, and a second load could
+ * read the nil of a key that was found holding a method, where the __index chain would have
+ * gone on to a class (tests/threads/ic_race.lua). */
 static void get_str(Comp *c, int pc, int ra, String *key, bool tabup) {
     Asm *a = &c->a;
     JitFieldIC *ic = jit_ic_site(c, key, tabup);
     uint32_t h = ic->pos[0];
-    int notkey = jit_new_label(a), absent = jit_new_label(a), slow = jit_new_label(a);
+    int notkey = jit_new_label(a), chain = jit_new_label(a), slow = jit_new_label(a);
     int slow_key = jit_new_label(a), slow_r9 = jit_new_label(a), hit = jit_new_label(a), got = jit_new_label(a);
     if (c->icchain < 0) c->icchain = jit_new_label(a);
     jit_ic_site_regs(c, ic);
-    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)h), notkey, hit);
-    JMP(a, JMP, absent);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)h), notkey, hit, true);
+    /* a dead key: rax = its slot, xmm0 = the nil read there; without a metatable that nil
+     * is the value (and the slot's event, as the interpreter's) */
+    INS2(a, CMP, M(RDI, offsetof(Table, meta), 8), I(0));
+    JMP(a, JZ, hit);
+    JMP(a, JMP, chain);
     jit_bind(a, notkey);
     jit_ic_filter(c, RDI, h, slow_key);
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_absent);
-    jit_bind(a, absent); /* rax: the key's (nil) slot in the table */
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_absent); /* an absent key's slot */
     INS2(a, CMP, M(RDI, offsetof(Table, meta), 8), I(0));
-    JMP(a, JZ, hit); /* nil without a metatable: the slot's own event, as the interpreter's */
+    JMP(a, JNZ, chain);
+    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    JMP(a, JMP, hit);
+    jit_bind(a, chain);
     INS2(a, MOV, R(R9), R(RDI));
     INS2(a, MOV, R(ZYDIS_REGISTER_R11D), I((int64_t)(int32_t)h));
     jit_jump(a, ZYDIS_MNEMONIC_CALL, c->icchain);
@@ -233,19 +247,23 @@ static void get_str(Comp *c, int pc, int ra, String *key, bool tabup) {
     jit_bind(a, slow_key);
     INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(IC_MISS_KEY));
     jit_bind(a, slow);
+    /* xmm0 = jit_ic_get(S, rdi, r10, ecx, &ev), ev in 16 bytes taken below rsp (16-byte
+     * aligned in templates, so at the call too); NULL: stepped */
+    INS2(a, SUB, R(ZYDIS_REGISTER_RSP), I(16));
+    INS2(a, MOV, R(R8), R(ZYDIS_REGISTER_RSP));
     INS2(a, MOV, R(RSI), R(RDI));
     INS2(a, MOV, R(RDI), R(RS));
     INS2(a, MOV, R(RDX), R(R10));
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_ic_get);
     INS1(a, CALL, R(RAX));
-    INS2(a, TEST, R(RAX), R(RAX));
+    INS2(a, MOV, R(RCX), M(ZYDIS_REGISTER_RSP, 0, 8));
+    INS2(a, ADD, R(ZYDIS_REGISTER_RSP), I(16));
+    INS2(a, TEST, R(RCX), R(RCX));
     JMP(a, JZ, STEP(c, pc));
-    if (memev()) INS2(a, MOV, R(RCX), R(RDX));
     JMP(a, JMP, got);
     jit_bind(a, hit);
     if (memev()) INS2(a, MOV, R(RCX), R(RAX));
-    jit_bind(a, got);
-    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
+    jit_bind(a, got); /* xmm0: the value; rcx: the address its event names */
     jit_emit_mem(c, EV_LOAD, RCX, 0, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
 }
@@ -280,11 +298,11 @@ void tpl_self(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     JMP(a, JNZ, STEP(c, pc));
     INS2(a, MOV, R(RDI), R(RS));
     load_imm64(c, RSI, (uint64_t)(uintptr_t)key);
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_string);
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_index_string); /* xmm0: the method, one copy */
     INS1(a, CALL, R(RAX));
-    INS2(a, TEST, R(RAX), R(RAX));
+    jit_copy_tag(c, XMM0);
+    INS2(a, CMP, R(ZYDIS_REGISTER_EDX), I(VT_NIL));
     JMP(a, JZ, STEP(c, pc));
-    INS2(a, MOVDQA, R(XMM0), M(RAX, 0, 16));
     jit_emit_mem(c, EV_LOAD, RBASE, 16 * (int64_t)rb, pc);
     INS2(a, MOVDQA, WHOLE(ra), R(XMM0));
     jit_bind(a, done);
@@ -309,7 +327,7 @@ void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int notkey = jit_new_label(a), slow = jit_new_label(a), got = jit_new_label(a), end = jit_new_label(a);
     int newkey = jit_new_label(a), newkey_rdi = jit_new_label(a);
     jit_ic_site_regs(c, ic);
-    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)ic->pos[0]), notkey, got);
+    jit_ic_find(c, RDI, offsetof(JitFieldIC, pos), I((int64_t)(int32_t)ic->pos[0]), notkey, got, false);
     JMP(a, JMP, newkey_rdi);
     jit_bind(a, notkey);
     jit_ic_filter(c, RDI, ic->pos[0], slow);

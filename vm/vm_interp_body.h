@@ -664,10 +664,10 @@ L_SELF: {
         }
     } else if (tv.tt == VT_STR && key->tt == VT_STR) {
         /* s:method(): the string library, one __index away */
-        const Value *s2 = vm_index_string_inline(S, key->u.s);
-        if (s2 != NULL) {
+        vm_V16 v2 = vm_index_string_inline(S, key->u.s); /* one copy, decided on */
+        if (vm_v16_tt(v2) != VT_NIL) {
             MEMEV(EV_LOAD, vm_prof_mem_target(RB()));
-            vm_put16(RA(), vm_load16(s2));
+            vm_put16(RA(), v2);
             NEXT();
         }
     }

@@ -202,7 +202,7 @@ Value vm_arith(State *S, TMS op, const Value *a, const Value *b) {
  * spilled as two halves and read back whole by a struct copy stalls on store forwarding,
  * and that cost was paid at every step of an __index chain.) */
 
-const Value *vm_index_string(State *S, String *key) { return vm_index_string_inline(S, key); }
+vm_V16 vm_index_string(State *S, String *key) { return vm_index_string_inline(S, key); }
 
 Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot) {
     Value tv = vm_loadv(t), kv = *k;   /* the key is a register or a constant: private */

@@ -22,7 +22,10 @@ Value vm_finishget(State *S, const Value *t, const Value *k, const Value *slot);
  * write). The interpreter's GETFIELD and SELF use it inline, compiled code through its
  * inline caches (jit/jit_ic.c: the same walk, and vm_index_str_at on a miss); both emit
  * EV_LOAD of the slot it returns, or of t (as vm_finishget's callers do) for &vm_absent, so a
- * profile does not depend on whether the code was compiled. */
+ * profile does not depend on whether the code was compiled. The walk tests the slot's tag in
+ * place: a caller loads the slot it returns once, whole, and takes a nil in that copy (a
+ * racing removal since the walk; the chain would go on past that table) for a miss, never
+ * for the value (vm_table.c, "Races": values are decided on once). */
 #define VM_INDEX_INLINE 4
 /* vm_index_str_at also records, when [pos] is not NULL, where the names were found on the way
  * (vm_table_getstr_at's positions): pos[L] for [key] in the table at level L of the chain
@@ -47,19 +50,21 @@ __attribute__((always_inline)) static inline const Value *vm_index_str_inline(St
                                                                              String *key) {
     return vm_index_str_at(S, t, key, NULL, NULL);
 }
-/* SELF on a string (s:upper()): the slot of string key [key] in the string metatable's
- * __index table when that is a table holding a non-nil value at key; NULL otherwise (the
- * caller goes through vm_finishget). Its event is the one vm_finishget's callers emit for a
- * non-table: of the register holding the string. vm_index_string is its out-of-line copy. */
-__attribute__((always_inline)) static inline const Value *vm_index_string_inline(State *S, String *key) {
+/* SELF on a string (s:upper()): the value of string key [key] in the string metatable's
+ * __index table when that is a table holding a non-nil value at key, loaded whole once and
+ * decided on (a second load of the slot could read the nil of a racing removal); a nil
+ * otherwise (the caller goes through vm_finishget). Its event is the one vm_finishget's
+ * callers emit for a non-table: of the register holding the string. vm_index_string is its
+ * out-of-line copy (compiled code gets the value in xmm0). */
+__attribute__((always_inline)) static inline vm_V16 vm_index_string_inline(State *S, String *key) {
+    const vm_V16 none = {0, VT_NIL};
     const Value *tm = vm_fasttm(S, S->g->string_mt, TM_INDEX);
-    if (tm == NULL) return NULL;
+    if (tm == NULL) return none;
     Value tmv = vm_loadv(tm);
-    if (tmv.tt != VT_TABLE) return NULL;
-    const Value *slot = vm_table_getstr_inline(tmv.u.t, key);
-    return slot->tt != VT_NIL ? slot : NULL;
+    if (tmv.tt != VT_TABLE) return none;
+    return vm_load16(vm_table_getstr_inline(tmv.u.t, key));
 }
-const Value *vm_index_string(State *S, String *key);
+vm_V16 vm_index_string(State *S, String *key);
 /* t[k] = v after the raw fast path failed. */
 void vm_finishset(State *S, const Value *t, const Value *k, const Value *v);
 /* Whether a store into [h] of a key it has no live slot for is a raw insert: h has no

@@ -64,7 +64,9 @@
  *     publishes them with release stores; readers use acquire loads (plain moves on x86,
  *     which keeps loads in order; the compiler must not reorder or repeat them).
  *   - Hash mask. Lookups probe with t->hmask, loaded before t->node, without touching the
- *     block's header. This is safe because the capacity of the hash part never shrinks
+ *     block's header until the probe ends without the key: a mask older than the block
+ *     misses keys the block holds, so that probe goes again with the block's own mask
+ *     (vm_table_hpart). This is safe because the capacity of the hash part never shrinks
  *     along the sequence of its blocks, and t->hmask is raised only after its block is in
  *     place: any (mask, block) pair a reader combines is in bounds (vm_table_hpart in
  *     vm_table.h). The node block is the commit point of a resize (a compare-and-swap from
@@ -86,12 +88,19 @@
  *   - Keys are never recycled. Lookups return a pointer to the value slot of the node
  *     whose key matched, and the caller reads the value after the lookup has returned: if
  *     the node's key could change in between (a dead node reused for another key), the
- *     caller would read the other key's value (tests/jit/races/ic_race.lua: a method call got
+ *     caller would read the other key's value (tests/threads/ic_race.lua: a method call got
  *     a number stored under another name). So once threads have started
  *     (vm_table_threads_started) an insertion never reuses a dead node: in a block, a node's
  *     key goes once from nil to a key and stays; a rehash (a new block) drops dead nodes.
  *     Writes into a node are key first, then value: a reader may see a new key with a nil
  *     value (absent).
+ *   - Values are decided on once. The value in the slot may change between the lookup and
+ *     the read (a racing store or removal), so a reader loads it once, whole, and decides on
+ *     that copy (nil: absent, go on up the __index chain; else the value read), never on the
+ *     slot and then on a second load, which could take a removal's nil past the test that
+ *     found a method (ic_race.lua). The interpreter's table reads (vm_interp_body.h: a walk's
+ *     slot emptied since the walk takes the slow path), vm_finishget, vm_index_string and
+ *     compiled code's probes, chain walker and miss handler (jit/jit_ic.c) all do.
  *   - Key filter (TabNodes.keys). A key's bit is set with an atomic or before the key is
  *     stored into a node (setkeybit), and no bit is ever cleared in a block, so a lookup that
  *     finds its bit clear (vm_table_maybe_has) ran before every store of that key into the
@@ -220,23 +229,29 @@ static inline bool floatkey(vm_Number d, vm_Integer *out) {
     return false;
 }
 
-/* Node of the hash part of [t] holding integer key [k] (live or dead), or NULL. */
+/* Node of the hash part of [t] holding integer key [k] (live or dead), or NULL. A probe with
+ * a mask older than the block that ends without the key goes again with the block's own
+ * (vm_table_hpart). */
 static inline Node *findint(const Table *t, vm_Integer k) {
     uint32_t m;
     const TabNodes *b = vm_table_hpart(t, &m);
-    uint32_t i = hashint(k) & m;
-    for (uint32_t left = m + 1; left != 0; left--) {
-        Node *n = (Node *)&b->n[i];
-        vm_V16 nk = vm_load16(&n->key);
-        uint32_t tt = vm_v16_tt(nk);
-        if (tt == VT_INT) {
-            if (vm_v16_i(nk) == k) return n;
-        } else if (tt == VT_NIL) {
-            return NULL;
+    for (;;) {
+        uint32_t i = hashint(k) & m;
+        for (uint32_t left = m + 1; left != 0; left--) {
+            Node *n = (Node *)&b->n[i];
+            vm_V16 nk = vm_load16(&n->key);
+            uint32_t tt = vm_v16_tt(nk);
+            if (tt == VT_INT) {
+                if (vm_v16_i(nk) == k) return n;
+            } else if (tt == VT_NIL) {
+                break;
+            }
+            i = (i + 1) & m;
         }
-        i = (i + 1) & m;
+        uint32_t bm = b->mask;
+        if (bm == m) return NULL;
+        m = bm;
     }
-    return NULL;
 }
 
 /* Node of block [b] holding normalised key [k] (live or dead), or NULL. */
@@ -571,6 +586,21 @@ const Value *vm_table_getint(Table *t, vm_Integer k) {
 }
 
 const Value *vm_table_getstr(Table *t, String *s) { return vm_table_getstr_inline(t, s); }
+
+const Value *vm_table_getstr_block(const TabNodes *b, String *s, uint32_t h, uint32_t *pos) {
+    uint32_t m = b->mask, i = h & m;
+    for (uint32_t step = 0; step <= m; step++) {
+        const Node *n = &b->n[i];
+        int r = vm_node_strkey(n, s, h);
+        if (r > 0) {
+            if (r == 2 && pos != NULL) *pos = h + step;
+            return &n->val;
+        }
+        if (r < 0) break;
+        i = (i + 1) & m;
+    }
+    return &vm_absent;
+}
 
 const Value *vm_table_get(Table *t, const Value *key) {
     switch (key->tt) {

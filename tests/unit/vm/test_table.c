@@ -422,6 +422,53 @@ static void test_vm_table_getstr_at_positions(void **state) {
     assert_int_equal(none, 9);
 }
 
+/* A lookup that combines an older, smaller t->hmask with the current node block (a resize
+ * between its two loads, or one that has published its block and not yet raised t->hmask:
+ * vm_table_hpart) still finds every key the block holds: the probe that ends without the key
+ * goes again with the block's own mask. Before, it wrapped within the first hmask + 1 nodes
+ * and missed keys placed beyond them: a field never removed read as nil. Here every older
+ * mask a grown table has had is put back by hand. */
+static void test_vm_table_lookup_with_an_older_mask(void **state) {
+    (void)state;
+    Table *t = vm_table_new(S, 0, 0);
+    enum { NKEYS = 40 };
+    String *keys[NKEYS];
+    char name[32];
+    for (int i = 0; i < NKEYS; i++) {
+        snprintf(name, sizeof name, "m%d", i);
+        keys[i] = vm_string_newc(S, name);
+        Value k = vm_str(keys[i]), v = vm_int(i);
+        vm_table_set(S, t, &k, &v);
+        Value ik = vm_int(1000003 * (vm_Integer)(i + 1)), iv = vm_int(-i); /* hash part */
+        vm_table_set(S, t, &ik, &iv);
+    }
+    const TabNodes *b = vm_table_nodes(t);
+    uint32_t full = t->hmask;
+    assert_int_equal(full, b->mask);
+    assert_true(full >= 63);
+    String *absent = vm_string_newc(S, "not a key");
+    int moved = 0; /* keys a probe with the older mask alone would have missed */
+    for (uint32_t m = 0; m < full; m = 2 * m + 1) {
+        t->hmask = m;
+        for (int i = 0; i < NKEYS; i++) {
+            uint32_t pos = 1;
+            const Value *slot = vm_table_getstr_at(t, keys[i], &pos);
+            assert_int_equal(slot->tt, VT_INT);
+            assert_int_equal(slot->u.i, i);
+            assert_ptr_equal(b->n[pos & b->mask].key.u.s, keys[i]); /* a position in this block */
+            const Value *islot = vm_table_getint(t, 1000003 * (vm_Integer)(i + 1));
+            assert_int_equal(islot->tt, VT_INT);
+            assert_int_equal(islot->u.i, -i);
+            if ((vm_string_hash(keys[i]) & b->mask) > m) moved++;
+        }
+        assert_ptr_equal(vm_table_getstr(t, absent), &vm_absent);
+        assert_ptr_equal(vm_table_getint(t, 7), &vm_absent);
+    }
+    t->hmask = full;
+    assert_true(moved > 0);
+    check_table(t);
+}
+
 /* ======================================================================
  * Array part
  * ====================================================================== */
@@ -744,6 +791,7 @@ int main(void) {
         cmocka_unit_test(test_vm_table_next_array_then_hash),
         cmocka_unit_test(test_vm_table_key_filter_covers_every_key),
         cmocka_unit_test(test_vm_table_getstr_at_positions),
+        cmocka_unit_test(test_vm_table_lookup_with_an_older_mask),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -6,6 +6,11 @@
 -- thread. Which method a racing read finds is unspecified, but it is always one that was
 -- stored under that name at some point: never another key's value, a nil where the key was
 -- never absent, or a crash. arg[1]: rounds.
+-- Bugs it caught: dead nodes reused for other keys (a method call got a number stored under
+-- another name; vm/vm_table.c, "Races"), and reads that tested a slot, then loaded it again
+-- (a racing removal made a method read nil where the __index chain would have gone on to a
+-- class): the interpreter's GETFIELD/SELF, then compiled code's probes, chain walker and
+-- miss handler (jit/jit_ic.c), which now decide on the copy they store.
 local ROUNDS = tonumber(arg and arg[1]) or 60000
 local READERS, WRITERS = 3, 1
 
