@@ -6,8 +6,8 @@ profile as the oracle.
              byte in JSON (methodcount, callgraph, calltree, pathprof), for programs of known
              shape (calls from C, tail calls, coroutines, metamethods, errors, recursion,
              every path shape) under the JIT and the interpreter (under the JIT also with
-             -Xsample.twin=1, so frames that begin interpreted in the window and go on in
-             twins compiled later, and twins compiled at once, both meet the oracle), and
+             -Xsample.twin=64, so frames that begin interpreted in the window and go on in
+             twins compiled later meet the oracle too), and
              for thread programs under native threads and green threads on one and two
              carriers.
   known      sample_known.lua (a fixed random mix of calls and paths) at 5%, three seeds,
@@ -22,8 +22,8 @@ profile as the oracle.
              paths); the weighted error within 6x the binomial model (the program repeats one
              tick sequence, so a window's ticks are not independent: LOOPS_BOUND); and, the ticks
              being the same wherever code runs, the profile of a seed is the same, byte for
-             byte, with compiled windows (twins compiled late, the default, and at once:
-             -Xsample.twin=1), interpreted windows and -Xjit=off.
+             byte, with compiled windows (twins compiled at once, the default, and late:
+             -Xsample.twin=64), interpreted windows and -Xjit=off.
   adaptive   -Xsample.adaptive=on with slowed analyzers (-Xtest.analyzer_delay) on a small
              ring: the producer never blocks (-Xstats: blocks 0, blocked 0 ms), the rate
              drops, and the estimated call count of sample_known.lua's hottest function is
@@ -163,10 +163,10 @@ LOOPS = "sample_loops.lua"
 # pathprof and callgraph, seeds 1-4, the same with compiled and interpreted windows (whose
 # profiles are equal). The bound is wider for it; a half path or a lost window still fails.
 LOOPS_BOUND = 6.0
-# -Xsample.twin other than the default, so that twins compiled at once and twins compiled late
-# (frames interpreted in windows, then handed to the twin at a back edge or a return) are
-# both checked against the exhaustive profile and against each other.
-TWIN_OTHER = "-Xsample.twin=1"
+# -Xsample.twin other than the default (1: at once), so that twins compiled late (frames
+# interpreted in windows, then handed to the twin at an entry, a back edge or a return) are
+# checked against the exhaustive profile and against twins compiled at once.
+TWIN_OTHER = "-Xsample.twin=64"
 WINDOWS_RE = re.compile(r"\[stats\] sample windows: (\w+); window ticks in compiled code (\d+), interpreted (\d+)")
 
 
