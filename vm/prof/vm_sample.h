@@ -68,8 +68,9 @@ typedef struct VmSampleOptions {
 #define VM_SAMPLE_DEFAULT_WINDOW 256 /* ticks. Shorter windows spread the samples (bench/suite/json.lua
                                         * at 5%: callgraph weighted error 8-12% with 1024, 4-5% with 256) but lose
                                         * more paths at their edges (pathprof: 6% with 256, 7-11% with 64 or less) */
-#define VM_SAMPLE_DEFAULT_TWIN 1     /* meetings before a twin is compiled (VmSampleOptions.twin;
-                                        * jit/README.md, "Sampled instrumentation", has the measurements) */
+#define VM_SAMPLE_DEFAULT_TWIN 1     /* the meeting at which a twin is compiled (VmSampleOptions.twin):
+                                        * the first, until a quiet machine measures later ones
+                                        * (vm/prof/README.md) */
 
 /* Where the running copy asked for a switch (VmSampleTl.at; the trampoline continues the
  * frame accordingly). */
