@@ -19,6 +19,10 @@ and the ratio of overheads (sampled - none) / (exhaustive - none), the issue's m
 
     python3 bench/sample_code_cost.py --tandem build/tandem [--scale 0.05] [--rate 0.05]
                                       [--analysis callgraph --analysis pathprof] [--only richards ...]
+                                      [--no-interpreted] [--sample-opt -Xsample.twin=64 ...]
+
+--no-interpreted leaves the interpreted windows out (half the runs); --sample-opt adds an
+option to the sampled runs (both kinds), e.g. to compare -Xsample.twin values.
 """
 import argparse
 import glob
@@ -59,8 +63,10 @@ def main():
     ap.add_argument("--rate", default="0.05")
     ap.add_argument("--analysis", action="append")
     ap.add_argument("--only", action="append")
+    ap.add_argument("--no-interpreted", action="store_true")
+    ap.add_argument("--sample-opt", action="append", default=[])
     a = ap.parse_args()
-    sample = ["-Xsample.mode=code", "-Xsample.rate=" + a.rate, "-Xsample.seed=1"]
+    sample = ["-Xsample.mode=code", "-Xsample.rate=" + a.rate, "-Xsample.seed=1", *a.sample_opt]
     print(f"instructions of the program's thread (callgrind), scale {a.scale}, rate {a.rate}")
     for prog in a.only or PROGRAMS:
         none = count(a.tandem, [], prog, a.scale)
@@ -69,14 +75,17 @@ def main():
             p = ["-Xprofile=" + an]
             ex = count(a.tandem, p, prog, a.scale)
             comp = count(a.tandem, p + sample, prog, a.scale)
-            interp = count(a.tandem, p + sample + ["-Xsample.windows=interpreted"], prog, a.scale)
             ovh = ex - none
 
             def ratio(x):
                 return (x - none) / ovh if ovh > 0 else float("nan")
-            print(f"  {an}: exhaustive {ex} (+{100.0 * ovh / none:.1f}%)  compiled {comp} (+{100.0 * (comp - none) / none:.1f}%,"
-                  f" {ratio(comp):.2f}x)  interpreted {interp} (+{100.0 * (interp - none) / none:.1f}%, {ratio(interp):.2f}x)",
-                  flush=True)
+            line = (f"  {an}: exhaustive {ex} (+{100.0 * ovh / none:.1f}%)  compiled {comp} (+{100.0 * (comp - none) / none:.1f}%,"
+                    f" {ratio(comp):.2f}x)")
+            if not a.no_interpreted:
+                opts = p + [o for o in sample if not o.startswith("-Xsample.twin")] + ["-Xsample.windows=interpreted"]
+                interp = count(a.tandem, opts, prog, a.scale)
+                line += f"  interpreted {interp} (+{100.0 * (interp - none) / none:.1f}%, {ratio(interp):.2f}x)"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ typedef struct Options {
     int64_t sample_seed;         /* -Xsample.seed: 0: from the clock */
     int sample_adaptive;         /* -Xsample.adaptive: 0 off, 1 on */
     int sample_windows;          /* -Xsample.windows: 0 compiled, 1 interpreted */
+    int64_t sample_twin;         /* -Xsample.twin: meetings before a twin is compiled; 0: default */
     int64_t shadow_length;       /* -Xshadow.length: ticks; 0: default */
     double shadow_load;          /* -Xshadow.load: average live shadows; 0: default */
     int64_t shadow_timeout_ms;   /* -Xshadow.timeout: the watchdog; 0: default */

@@ -345,6 +345,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -Xsample.windows needs -Xsample.mode=code\n");
         return EXIT_USAGE;
     }
+    if (opt.sample_twin && (opt.sample_mode != 2 || opt.sample_windows)) {
+        fprintf(stderr, "tandem: -Xsample.twin needs -Xsample.mode=code with compiled windows\n");
+        return EXIT_USAGE;
+    }
     if (opt.sample_mode == 2 && opt.sampling) {
         fprintf(stderr, "tandem: -Xsample.mode=code cannot be combined with -Xcab.mode=sampling (choose one way to sample)\n");
         return EXIT_USAGE;
@@ -367,7 +371,8 @@ int main(int argc, char **argv) {
     }
     if (opt.profile && opt.sample_mode >= 2) {
         VmSampleOptions sopt = {true, opt.sample_rate && opt.sample_mode == 2 ? opt.sample_rate : 0.05, (uint64_t)opt.sample_window,
-                                (uint64_t)opt.sample_seed, opt.sample_adaptive == 1, opt.sample_windows == 1};
+                                (uint64_t)opt.sample_seed, opt.sample_adaptive == 1, opt.sample_windows == 1,
+                                (uint64_t)opt.sample_twin};
         vm_sample_configure(&sopt);
     }
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the

@@ -83,7 +83,9 @@ const JitCode *jit_compile(Proto *p);
 
 /* -Xsample.mode=code with compiled windows (vm/prof/vm_sample.h, vm_sample_jit_windows): the
  * instrumented twin of [p]'s code, which sampling windows run (jit/README.md, "Sampled
- * instrumentation"), compiled first if no thread has (p->jitwin, as jit_compile). */
+ * instrumentation"), compiled first if no thread has (p->jitwin, as jit_compile) and windows
+ * have met [p] -Xsample.twin times, this one included; before that a JitCode with at == NULL
+ * (interpret the frame this time), which is not stored. */
 const JitCode *jit_compile_window(Proto *p);
 
 /* Code memory (W^X): [n] bytes of [code] copied into fresh pages mapped read + write, which
@@ -112,8 +114,9 @@ static inline const Instr *jit_handover(State *S, CallInfo *ci, Proto *p, Value 
 }
 
 /* The same for the instrumented sampling copy (vm_execute_jit_sample_instr): [p]'s twin,
- * compiled at any hand-over (a window's first meeting with a function may be at a back edge
- * of a loop that never returns into its frame). */
+ * compiled at any hand-over once due (jit_compile_window; each hand-over without a twin
+ * counts: a function's meetings with windows may all be back edges of a loop that never
+ * returns into its frame). */
 static inline const Instr *jit_handover_window(State *S, CallInfo *ci, Proto *p, Value *base, const Instr *pc) {
     const JitCode *jc = __atomic_load_n((JitCode *const *)&p->jitwin, __ATOMIC_ACQUIRE);
     if (jc == NULL) jc = vm_jit_window_compiler(p);

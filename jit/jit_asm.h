@@ -68,8 +68,11 @@ static inline Op I(int64_t v) {
 
 /* ---- instructions ---------------------------------------------------------------------- */
 
-/* Encode the request [r] at the end of [a]'s buffer (64-bit mode). On failure [a] is marked
- * failed (why, whymn say what) and nothing more is written: callers need not check. */
+/* Encode the request [r] at the end of [a]'s buffer (64-bit mode): Zydis's bytes, copied
+ * from an equal request encoded before when there is one (jit_asm.c). [r] must have been
+ * zeroed before it was filled (equal requests are equal bytes). Only while compiling, under
+ * the JIT's lock (the table of encodings is shared). On failure [a] is marked failed (why,
+ * whymn say what) and nothing more is written: callers need not check. */
 void jit_encode(Asm *a, ZydisEncoderRequest *r);
 
 /* [mn] with [nops] (0 to 2) of the operands [o0], [o1]; jit_ins3 with three. */

@@ -433,13 +433,31 @@ const JitCode *jit_compile(Proto *p) {
     return jc;
 }
 
+/* Not yet (jit_compile_window): at == NULL, so the hand-over and the call helpers leave the
+ * frame to the instrumented interpreter this time, as for a function that cannot be compiled;
+ * never stored in p->jitwin. */
+static JitCode jit_later;
+
 /* The instrumented twin (jit_api.h): the same compilation with the events on (jit_prof) and
  * the windows' rules (jit_window). Both flags are compile-time state, read by the templates
  * only while this thread holds the lock; what runs in other threads meanwhile reads neither
- * (their helpers read jit_events and jit_sample, which never change here). A twin is compiled
- * lazily, at the first window that meets a frame of the function, so code no window reaches
- * costs nothing but its plain version. */
+ * (their helpers read jit_events and jit_sample, which never change here).
+ *
+ * A twin is compiled lazily, at the -Xsample.twin-th time a window meets a frame of the
+ * function (Proto.wintries counts them: each hand-over of one of its frames, at an entry, a
+ * back edge or a return, while it has no twin), so code no window reaches costs nothing but
+ * its plain version, and code windows reach seldom runs in the instrumented interpreter
+ * rather than paying a compilation it would not earn back (a rent-or-buy rule: a twin is
+ * bought once renting has cost about as much). Either way the window's events are the same
+ * (vm_sample.h: compiled and interpreted windows give the same profile), so the count only
+ * moves cost. It is read and written relaxed, without the lock: threads racing on it may lose
+ * counts, which only delays the twin. */
 const JitCode *jit_compile_window(Proto *p) {
+    uint32_t met = __atomic_load_n(&p->wintries, __ATOMIC_RELAXED);
+    if ((uint64_t)met + 1 < vm_sample_opts.twin) {
+        __atomic_store_n(&p->wintries, met + 1, __ATOMIC_RELAXED);
+        return &jit_later;
+    }
     pthread_mutex_lock(&jit_lock);
     JitCode *jc = p->jitwin;
     if (jc == NULL) {

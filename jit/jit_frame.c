@@ -11,7 +11,8 @@
 
 /* Where a frame of [p] continues at [pc] in compiled code: its label's address (a template,
  * or a step through the interpreter), compiling [p] first if nobody
- * has; 1 if [p] cannot be compiled (the interpreter runs it). */
+ * has; 1 if [p] cannot be compiled, or its twin is not due yet (jit_compile_window): the
+ * interpreter runs it. */
 static inline uintptr_t code_at(Proto *p, const Instr *pc, bool win) {
     const JitCode *jc = __atomic_load_n((JitCode *const *)(win ? &p->jitwin : &p->jit), __ATOMIC_ACQUIRE);
     if (jc == NULL) jc = win ? jit_compile_window(p) : jit_compile(p);

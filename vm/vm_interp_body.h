@@ -247,9 +247,9 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
  * (frame entry and returns into the frame; back edges only look). */
 #if VM_EXEC_JIT
 /* The instrumented sampling copy hands frames to the functions' instrumented twins, compiling
- * a twin at any hand-over, back edges included: a window reaches a function's loop only after
- * its plain code ran, and a loop that never returns into its frame would otherwise stay
- * interpreted in every window. */
+ * a twin at any hand-over once due (-Xsample.twin hand-overs: jit_compile_window), back edges
+ * included: a window reaches a function's loop only after its plain code ran, and a loop that
+ * never returns into its frame would otherwise stay interpreted in every window. */
 #if VM_EXEC_SAMPLE && VM_EXEC_INSTR
 #define JIT_HANDOVER(compile) jit_handover_window(S, ci, cl->p, base, pc)
 #else

@@ -339,8 +339,10 @@ typedef struct Proto {
     struct JitCode *jit;   /* compiled code (jit/jit_api.h), NULL until the first call with -Xjit=on;
                               written once, under the JIT's lock, with a release store */
     struct JitCode *jitwin; /* -Xsample.mode=code: the instrumented twin of [jit] that sampling
-                              windows run (jit/README.md), NULL until the first window meets a
-                              frame of this function; written once, as [jit] is */
+                              windows run (jit/README.md), NULL until windows have met frames
+                              of this function -Xsample.twin times; written once, as [jit] is */
+    uint32_t wintries;     /* how many times a window met a frame of this function before its
+                              twin existed (jit_compile_window; relaxed, a lost count is harmless) */
 } Proto;
 
 /* Upvalue: open while the variable lives on a stack (v points into the

@@ -5,8 +5,11 @@ profile as the oracle.
   exact      at -Xsample.rate=1 the sampled-code profile is the exhaustive one, byte for
              byte in JSON (methodcount, callgraph, calltree, pathprof), for programs of known
              shape (calls from C, tail calls, coroutines, metamethods, errors, recursion,
-             every path shape) under the JIT and the interpreter, and for thread programs
-             under native threads and green threads on one and two carriers.
+             every path shape) under the JIT and the interpreter (under the JIT also with
+             -Xsample.twin=64, so frames that begin interpreted in the window and go on in
+             twins compiled later meet the oracle too), and
+             for thread programs under native threads and green threads on one and two
+             carriers.
   known      sample_known.lua (a fixed random mix of calls and paths) at 5%, three seeds,
              JIT and interpreter, native and green threads: for each analysis the weighted
              error stays within 3x what a binomial model predicts for the ticks sampled
@@ -19,7 +22,8 @@ profile as the oracle.
              paths); the weighted error within 6x the binomial model (the program repeats one
              tick sequence, so a window's ticks are not independent: LOOPS_BOUND); and, the ticks
              being the same wherever code runs, the profile of a seed is the same, byte for
-             byte, with compiled windows, interpreted windows and -Xjit=off.
+             byte, with compiled windows (twins compiled at once, the default, and late:
+             -Xsample.twin=64), interpreted windows and -Xjit=off.
   adaptive   -Xsample.adaptive=on with slowed analyzers (-Xtest.analyzer_delay) on a small
              ring: the producer never blocks (-Xstats: blocks 0, blocked 0 ms), the rate
              drops, and the estimated call count of sample_known.lua's hottest function is
@@ -83,11 +87,11 @@ def jit_modes():
 # ----------------------------------------------------------------------------------------
 # exact: rate 1 == exhaustive
 # ----------------------------------------------------------------------------------------
-def test_exact(tandem, prog, analysis, jit, model):
+def test_exact(tandem, prog, analysis, jit, model, extra=()):
     base = ["-Xjit=" + jit, *MODELS[model]]
-    name = f"exact {os.path.basename(prog)} {analysis} jit={jit} {model}"
+    name = f"exact {os.path.basename(prog)} {analysis} jit={jit} {model}{''.join(' ' + x for x in extra)}"
     c1, ex, e1 = profile(tandem, prog, analysis, base)
-    c2, sa, e2 = profile(tandem, prog, analysis, base + ["-Xsample.mode=code", "-Xsample.rate=1"])
+    c2, sa, e2 = profile(tandem, prog, analysis, base + ["-Xsample.mode=code", "-Xsample.rate=1", *extra])
     if not check(f"{name}: both runs end well", c1 == 0 and c2 == 0 and ex and sa, e1[-800:] + e2[-800:]):
         return
     check(f"{name}: the rate-1 sampled profile is the exhaustive one", ex == sa,
@@ -159,6 +163,10 @@ LOOPS = "sample_loops.lua"
 # pathprof and callgraph, seeds 1-4, the same with compiled and interpreted windows (whose
 # profiles are equal). The bound is wider for it; a half path or a lost window still fails.
 LOOPS_BOUND = 6.0
+# -Xsample.twin other than the default (1: at once), so that twins compiled late (frames
+# interpreted in windows, then handed to the twin at an entry, a back edge or a return) are
+# checked against the exhaustive profile and against twins compiled at once.
+TWIN_OTHER = "-Xsample.twin=64"
 WINDOWS_RE = re.compile(r"\[stats\] sample windows: (\w+); window ticks in compiled code (\d+), interpreted (\d+)")
 
 
@@ -166,8 +174,8 @@ def test_loops(tandem, analysis, seed, exhaustive):
     base = ["-Xsample.mode=code", "-Xsample.rate=%g" % RATE, "-Xsample.seed=%d" % seed, "-Xstats"]
     name = f"loops {analysis} seed={seed}"
     runs = {}
-    for label, opts in (("compiled", ["-Xjit=on"]), ("interpreted", ["-Xjit=on", "-Xsample.windows=interpreted"]),
-                        ("jit off", ["-Xjit=off"])):
+    for label, opts in (("compiled", ["-Xjit=on"]), ("compiled, " + TWIN_OTHER[2:], ["-Xjit=on", TWIN_OTHER]),
+                        ("interpreted", ["-Xjit=on", "-Xsample.windows=interpreted"]), ("jit off", ["-Xjit=off"])):
         if label != "jit off" and "on" not in jit_modes():
             continue
         code, rep, err = profile(tandem, LOOPS, analysis, opts + base)
@@ -263,6 +271,9 @@ BAD = [
     (["-Xsample.mode=code", "-Xsample.adaptive=maybe"], "sample.adaptive"),
     (["-Xsample.windows=interpreted"], "sample.windows"),
     (["-Xsample.mode=code", "-Xsample.windows=sometimes"], "sample.windows"),
+    (["-Xsample.mode=code", "-Xsample.twin=0"], "sample.twin"),
+    (["-Xsample.twin=8"], "sample.twin"),
+    (["-Xsample.mode=code", "-Xsample.windows=interpreted", "-Xsample.twin=8"], "sample.twin"),
 ]
 
 
@@ -272,7 +283,7 @@ def test_options(tandem):
         check(f"options {' '.join(args)}: refused with exit 2, naming {word}", code == 2 and word in se,
               f"exit {code}: {se[-400:]}")
     code, so, se = run(tandem, ["-X"])
-    for opt in ("sample.mode", "sample.window", "sample.seed", "sample.windows"):
+    for opt in ("sample.mode", "sample.window", "sample.seed", "sample.windows", "sample.twin"):
         check(f"options: tandem -X lists -X{opt}", code == 0 and ("-X" + opt) in so + se, (so + se)[-300:])
 
 
@@ -291,6 +302,8 @@ def main():
         for analysis in ANALYSES:
             for jit in jit_modes():
                 tasks.append(lambda p=prog, an=analysis, j=jit: test_exact(tandem, p, an, j, "native"))
+            if "on" in jit_modes():  # the one window's frames in twins and interpreted, mixed (TWIN_OTHER)
+                tasks.append(lambda p=prog, an=analysis: test_exact(tandem, p, an, "on", "native", [TWIN_OTHER]))
     for prog in THREAD_PROGRAMS:
         for analysis in ANALYSES:
             for model in MODELS:

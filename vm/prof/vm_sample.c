@@ -69,6 +69,7 @@ static struct {
 void vm_sample_configure(const VmSampleOptions *o) {
     vm_sample_opts = *o;
     if (vm_sample_opts.window == 0) vm_sample_opts.window = VM_SAMPLE_DEFAULT_WINDOW;
+    if (vm_sample_opts.twin == 0) vm_sample_opts.twin = VM_SAMPLE_DEFAULT_TWIN;
     if (!(vm_sample_opts.rate > 0.0 && vm_sample_opts.rate <= 1.0)) vm_sample_opts.rate = 0.05;
     vm_sample_code = o->on;
 }

@@ -59,11 +59,18 @@ typedef struct VmSampleOptions {
     bool interpreted;   /* -Xsample.windows=interpreted: windows run the instrumented interpreter
                            even where compiled code exists (the design before compiled windows,
                            kept to measure against) */
+    uint64_t twin;      /* -Xsample.twin: a function's instrumented twin is compiled at the
+                           twin-th time a window meets a frame of it (an entry, a back edge, a
+                           return into it); before, its window frames run interpreted. 1: at
+                           the first; 0 here: VM_SAMPLE_DEFAULT_TWIN */
 } VmSampleOptions;
 
 #define VM_SAMPLE_DEFAULT_WINDOW 256 /* ticks. Shorter windows spread the samples (bench/suite/json.lua
                                         * at 5%: callgraph weighted error 8-12% with 1024, 4-5% with 256) but lose
                                         * more paths at their edges (pathprof: 6% with 256, 7-11% with 64 or less) */
+#define VM_SAMPLE_DEFAULT_TWIN 1     /* the meeting at which a twin is compiled (VmSampleOptions.twin):
+                                        * the first, until a quiet machine measures later ones
+                                        * (vm/prof/README.md) */
 
 /* Where the running copy asked for a switch (VmSampleTl.at; the trampoline continues the
  * frame accordingly). */
@@ -170,9 +177,10 @@ static inline void vm_sample_frame_exit_events(CallInfo *ci, uint32_t fid, bool 
 /* Compiled windows (jit/README.md, "Sampled instrumentation"): set by jit_configure when
  * compiled code exists and windows may run it (-Xsample.mode=code, not the profile library,
  * not shadows, not -Xsample.windows=interpreted). Windows then run the instrumented twin of
- * each function's compiled code (Proto.jitwin, compiled at the first window that meets a
- * frame of it) through the interpreter's vm_execute_jit_sample_instr, which hands frames to
- * the twins as vm_execute_jit_instr hands them to exhaustive compiled code. */
+ * each function's compiled code (Proto.jitwin, compiled when windows have met frames of it
+ * -Xsample.twin times; interpreted until then, which gives the same events) through the
+ * interpreter's vm_execute_jit_sample_instr, which hands frames to the twins as
+ * vm_execute_jit_instr hands them to exhaustive compiled code. */
 extern bool vm_sample_jit_windows;
 
 /* For the twins' call and return helpers in C (jit/jit_frame.c), what the instrumented

@@ -17,6 +17,7 @@
 
 #include "gc_api.h"
 #include "jit_api.h"
+#include "jit_asm.h"
 #include "vm_api.h"
 #include "vm_compile.h"
 #include "vm_lib.h"
@@ -67,6 +68,60 @@ static void test_code_memory_is_never_writable_and_executable(void **state) {
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+}
+
+/* What Zydis itself encodes for [r] (machine mode set here), into [out]; its length. */
+static size_t zydis_bytes(ZydisEncoderRequest r, uint8_t *out) {
+    r.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
+    ZyanUSize n = ZYDIS_MAX_INSTRUCTION_LENGTH;
+    assert_true(ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&r, out, &n)));
+    return n;
+}
+
+/* The assembler's own shortcuts (jit_asm.c) give Zydis's bytes: an encoding reused from its
+ * table, the first time and when met again (and after a request that shares its hash slot
+ * could have evicted it), and the hand-made `mov r64, imm64` for every register and for
+ * immediates on both sides of the 32-bit range (which Zydis encodes itself). */
+static void test_assembler_gives_zydis_bytes(void **state) {
+    (void)state;
+    static const ZydisRegister gprs[] = {
+        ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX, ZYDIS_REGISTER_RBX,
+        ZYDIS_REGISTER_RSP, ZYDIS_REGISTER_RBP, ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI,
+        ZYDIS_REGISTER_R8,  ZYDIS_REGISTER_R9,  ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11,
+        ZYDIS_REGISTER_R12, ZYDIS_REGISTER_R13, ZYDIS_REGISTER_R14, ZYDIS_REGISTER_R15};
+    static const int64_t imms[] = {0x123456789abcdef0, -0x80000001LL, (int64_t)0x100000000, INT64_MIN, -1, 42,
+                                   0xffffffffLL, INT32_MIN};
+    for (int round = 0; round < 3; round++) {
+        Asm a;
+        memset(&a, 0, sizeof a);
+        uint8_t want[4096];
+        size_t wn = 0;
+        for (size_t g = 0; g < sizeof gprs / sizeof *gprs; g++) {
+            for (size_t k = 0; k < sizeof imms / sizeof *imms; k++) {
+                ZydisEncoderRequest r;
+                memset(&r, 0, sizeof r);
+                r.mnemonic = ZYDIS_MNEMONIC_MOV;
+                r.operand_count = 2;
+                r.operands[0] = R(gprs[g]);
+                r.operands[1] = I(imms[k]);
+                wn += zydis_bytes(r, want + wn);
+                INS2(&a, MOV, R(gprs[g]), I(imms[k]));
+            }
+            /* a memory operand, an add, a 32-bit register: through the table */
+            ZydisEncoderRequest r;
+            memset(&r, 0, sizeof r);
+            r.mnemonic = ZYDIS_MNEMONIC_ADD;
+            r.operand_count = 2;
+            r.operands[0] = M(gprs[g], 16 * (int64_t)g + 8, 8);
+            r.operands[1] = I(round + 1);
+            wn += zydis_bytes(r, want + wn);
+            INS2(&a, ADD, M(gprs[g], 16 * (int64_t)g + 8, 8), I(round + 1));
+        }
+        assert_false(a.failed);
+        assert_int_equal(a.len, wn);
+        assert_memory_equal(a.buf, want, wn);
+        free(a.buf);
+    }
 }
 
 static Proto *compile_nested(const char *src) {
@@ -236,6 +291,7 @@ static void test_tables(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_code_memory_is_never_writable_and_executable),
+        cmocka_unit_test(test_assembler_gives_zydis_bytes),
         cmocka_unit_test(test_templates_and_entries),
         cmocka_unit_test(test_integer_and_float_arithmetic),
         cmocka_unit_test(test_comparisons_and_loops),
