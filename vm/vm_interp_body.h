@@ -333,7 +333,14 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
 #else
 #define MMBIN_COUNT(tm, pa, pb) ((void)0)
 #endif
-/* Take (or skip) the JMP that follows a conditional test. */
+/* Take (or skip) the JMP that follows a conditional test. A taken JMP that goes back to or
+ * before the test is a loop back edge (the compiler chains jumps: `while c do if x then ...
+ * end end` ends its body with the test's JMP straight to the loop's start), so it polls and
+ * reserves as compiled code's back edges do (jit_tpl_branch.c, target_label): a loop
+ * closed by such an edge would otherwise never reach a safepoint and hold up every
+ * collection. No sampling tick: compiled code has none there either, and the two must
+ * count the same ticks (vm_sample.h). The step copies leave it to compiled code, which
+ * polls after every step that may jump (jit_compile.c). */
 #define CONDJUMP(cond) \
     do { \
         if ((cond) != (int)vm_k(i)) { \
@@ -342,7 +349,16 @@ static void VM_EXEC_NAME(State *S, CallInfo *ci) {
         } else { \
             PATHACT(1); \
             ORACLE_AT(pc); /* the JMP, a block of its own if something else jumps to it */ \
-            pc += vm_sbx(*pc) + 1; \
+            int off_ = vm_sbx(*pc); \
+            pc += off_ + 1; \
+            if (!VM_EXEC_STEP && off_ < -1) { \
+                if (VM_POLL_PENDING()) { \
+                    ci->savedpc = pc; \
+                    vm_poll_slow(S); \
+                    SAMPLECHECK(); \
+                } \
+                RESERVE_FOR(cl->p); \
+            } \
         } \
     } while (0)
 
