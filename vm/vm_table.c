@@ -588,18 +588,8 @@ const Value *vm_table_getint(Table *t, vm_Integer k) {
 const Value *vm_table_getstr(Table *t, String *s) { return vm_table_getstr_inline(t, s); }
 
 const Value *vm_table_getstr_block(const TabNodes *b, String *s, uint32_t h, uint32_t *pos) {
-    uint32_t m = b->mask, i = h & m;
-    for (uint32_t step = 0; step <= m; step++) {
-        const Node *n = &b->n[i];
-        int r = vm_node_strkey(n, s, h);
-        if (r > 0) {
-            if (r == 2 && pos != NULL) *pos = h + step;
-            return &n->val;
-        }
-        if (r < 0) break;
-        i = (i + 1) & m;
-    }
-    return &vm_absent;
+    const Value *v = vm_table_probe_str(b, b->mask, s, h, pos);
+    return v != NULL ? v : &vm_absent;
 }
 
 const Value *vm_table_get(Table *t, const Value *key) {

@@ -79,6 +79,24 @@ __attribute__((always_inline)) static inline int vm_node_strkey(const Node *n, S
     }
     return tt == VT_NIL ? -1 : 0;
 }
+/* The probe of block [b] for string [s] (hash [h]) with mask [m]: linear from h & m, a node
+ * with a nil key ends it, at most m + 1 nodes. The key's value slot, or NULL; with [pos], a
+ * node away from its home records h + steps there (the inline caches' position). */
+__attribute__((always_inline)) static inline const Value *vm_table_probe_str(const TabNodes *b, uint32_t m, String *s,
+                                                                            uint32_t h, uint32_t *pos) {
+    uint32_t i = h & m;
+    for (uint32_t step = 0; step <= m; step++) {
+        const Node *n = &b->n[i];
+        int r = vm_node_strkey(n, s, h);
+        if (r > 0) {
+            if (r == 2 && pos != NULL) *pos = h + step;
+            return &n->val;
+        }
+        if (r < 0) return NULL;
+        i = (i + 1) & m;
+    }
+    return NULL;
+}
 /* vm_table_getstr_at's probe of block [b] for [s] (hash [h]) with the block's own mask, for
  * a lookup whose mask was older than the block (vm_table_hpart). */
 const Value *vm_table_getstr_block(const TabNodes *b, String *s, uint32_t h, uint32_t *pos);
@@ -102,17 +120,8 @@ __attribute__((always_inline)) static inline const Value *vm_table_getstr_at(con
     const TabNodes *b = vm_table_hpart(t, &m);
     uint32_t h = vm_str_cachedhash(s);
     if (h == 0) h = vm_string_hash(s);
-    uint32_t i = h & m;
-    for (uint32_t step = 0; step <= m; step++) {
-        const Node *n = &b->n[i];
-        int r = vm_node_strkey(n, s, h);
-        if (r > 0) {
-            if (r == 2 && pos != NULL) *pos = h + step;
-            return &n->val;
-        }
-        if (r < 0) break;
-        i = (i + 1) & m;
-    }
+    const Value *v = vm_table_probe_str(b, m, s, h, pos);
+    if (v != NULL) return v;
     /* absent, unless m was older than the block (vm_table_hpart): out of line, rare */
     if (__builtin_expect(b->mask != m, 0)) return vm_table_getstr_block(b, s, h, pos);
     return &vm_absent;
