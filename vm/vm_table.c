@@ -1,6 +1,8 @@
 /* vm_table.c: Lua tables: an array part plus an open-addressing hash part (see Table in
  * vm_value.h for the layout and its invariants). */
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <string.h>
 
 #include "vm_do.h"
@@ -78,6 +80,13 @@
  *     old blocks are no longer given back with gc_free (vm_table_threads_started; the
  *     collector reclaims them once nobody points into them; Boehm recognises interior
  *     pointers).
+ *   - Integer keys between the parts. A resize that grows the array part publishes the
+ *     node block before the array block, so a reader may pair the old array block with the
+ *     new node block and find a moved key in neither: the node block records the array size
+ *     it was built beside (TabNodes.asize) and vm_table_getint goes again once the array
+ *     block it names is out (await_arr). A resize waits likewise before it reads the two
+ *     blocks, so it never builds on such a pair: t->node's asize exceeds t->arr's size only
+ *     between the two stores of one resize.
  *   - Length hint. TabArr.lenhint is clamped to its block's size when used.
  *   - Hash probes. Racing inserters may together take every node of a block (each checks
  *     'used' against 'limit', but the counts are updated without atomics), so no probe may
@@ -121,7 +130,7 @@ static const struct {
     uint32_t size, unused[3];
 } emptyarr_ __attribute__((aligned(16)));
 static const struct {
-    uint32_t mask, limit, used, live, unused[4];
+    uint32_t mask, limit, used, live, weak, asize, keys[2];
     Node n0;
 } emptynodes_;
 #define EMPTYARR ((TabArr *)&emptyarr_)
@@ -229,12 +238,13 @@ static inline bool floatkey(vm_Number d, vm_Integer *out) {
     return false;
 }
 
-/* Node of the hash part of [t] holding integer key [k] (live or dead), or NULL. A probe with
- * a mask older than the block that ends without the key goes again with the block's own
- * (vm_table_hpart). */
-static inline Node *findint(const Table *t, vm_Integer k) {
+/* Node of the hash part of [t] holding integer key [k] (live or dead), or NULL; [*probed],
+ * when not NULL, receives the block probed. A probe with a mask older than the block that
+ * ends without the key goes again with the block's own (vm_table_hpart). */
+static inline Node *findint(const Table *t, vm_Integer k, const TabNodes **probed) {
     uint32_t m;
     const TabNodes *b = vm_table_hpart(t, &m);
+    if (probed != NULL) *probed = b;
     for (;;) {
         uint32_t i = hashint(k) & m;
         for (uint32_t left = m + 1; left != 0; left--) {
@@ -364,12 +374,39 @@ static bool may_free_old_blocks(void) {
 static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh);
 static void resize(State *S, Table *t, uint32_t na, uint32_t nc) { resize_blocks(S, t, na, nc, false); }
 
+/* Between a resize's two publishing stores, t->node names (TabNodes.asize) a larger array
+ * block than t->arr holds. Lookups that need that block, and resizes (which must not build
+ * on such a pair: the keys moved into the unpublished array block would be lost, and the
+ * pair would stay inconsistent), wait here until t->arr is no longer [a]. The window is two
+ * stores on the resizing thread, with no allocation, error or safepoint between them, so the
+ * wait is short unless that thread was preempted; the time bound (false: t->arr unchanged)
+ * is only a net. */
+static bool await_arr(const Table *t, const TabArr *a) {
+    for (unsigned i = 0; i < 64; i++) {
+        if (vm_table_arr(t) != a) return true;
+        __builtin_ia32_pause();
+    }
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (vm_table_arr(t) == a) {
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) > 100000000L) return false;
+    }
+    return true;
+}
+
 /* [fresh]: build new blocks even where the sizes stay (a table turning weak moves into
  * weak blocks). */
 static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh) {
     uint32_t weak = weakmode(t);
-    TabArr *oa = vm_table_arr(t);
-    TabNodes *ob = vm_table_nodes(t);
+    TabArr *oa;
+    TabNodes *ob;
+    for (;;) {   /* a pair from one resize: never build on a node block whose array block is not out */
+        oa = vm_table_arr(t);
+        ob = vm_table_nodes(t);
+        if (ob->asize <= oa->size || !await_arr(t, oa)) break;
+    }
     uint32_t osize = oa->size, onodes = ob->mask + 1;
     uint32_t ocap = ob->limit != 0 ? onodes : 0;
     if (nc < ocap) nc = ocap;   /* the hash part never shrinks (vm_table_hpart) */
@@ -383,6 +420,7 @@ static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fre
     }
     for (;;) {
         TabNodes *b = newnodes(S, nc, weak);
+        if (b != EMPTYNODES) b->asize = na;   /* private until published: plain */
         bool ok = true;
         for (uint32_t k = na; k < osize && ok; k++) {   /* array shrank: its tail goes to the hash part */
             Value v = vm_loadv(&oa->v[k]);
@@ -535,6 +573,7 @@ Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
     TabArr *a = newarr(S, narr, 0);
     TabNodes *b = newnodes(S, capfor(S, nhash), 0);
+    if (b != EMPTYNODES) b->asize = narr;
     Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable */
     t->h.type = VT_TABLE;
     t->arr = a;
@@ -578,11 +617,22 @@ void vm_table_setweak(State *S, Table *t, uint32_t mode) {
  * Lookup
  * ====================================================================== */
 
+/* A resize that moves integer keys from the hash part into a larger array part publishes its
+ * node block (the commit point) before its array block (resize_blocks). A reader that loaded
+ * the old array block and then the new node block finds such a key in neither, though it was
+ * never removed. The node block says which array size it was built beside (asize): a key
+ * below it that the node block lacks belongs to an array block newer than the one read, so
+ * the lookup goes again once that block is out (await_arr). Integer keys of the array part
+ * and keys found at once never reach this. */
 const Value *vm_table_getint(Table *t, vm_Integer k) {
-    const TabArr *a = vm_table_arr(t);
-    if ((vm_Unsigned)k - 1 < a->size) return &a->v[k - 1];
-    Node *n = findint(t, k);
-    return n != NULL ? &n->val : &vm_absent;
+    for (;;) {
+        const TabArr *a = vm_table_arr(t);
+        if ((vm_Unsigned)k - 1 < a->size) return &a->v[k - 1];
+        const TabNodes *b;
+        Node *n = findint(t, k, &b);
+        if (n != NULL) return &n->val;
+        if ((vm_Unsigned)k - 1 >= b->asize || !await_arr(t, a)) return &vm_absent;
+    }
 }
 
 const Value *vm_table_getstr(Table *t, String *s) { return vm_table_getstr_inline(t, s); }
@@ -807,7 +857,7 @@ vm_Unsigned vm_table_len(Table *t) {
 full:
     /* the array part is full (or empty): the border may continue in the hash part */
     {
-        Node *nn = findint(t, (vm_Integer)n + 1);
+        Node *nn = findint(t, (vm_Integer)n + 1, NULL);
         if (nn == NULL || nn->val.tt == VT_NIL) return n;
     }
     return hashborder(t, n + 1);

@@ -263,9 +263,13 @@ typedef struct TabNodes {
     uint32_t live;         /* nodes with a non-nil value */
     uint32_t weak;         /* blocks of weak tables only (vm_gc.c): VM_WEAKNODES | mode; 0 in
                               every other block */
-    uint32_t unused;       /* a 32-byte header: Boehm places blocks of a size that is a multiple
-                              of 32 bytes on 32-byte boundaries, so no node straddles two
-                              cache lines (a 16-byte header made every other one do) */
+    uint32_t asize;        /* the size of the array block this one was built beside by a
+                              resize (0 in the empty block and in a new table's): an integer
+                              key below it that the hash part lacks is in that array block,
+                              which a racing reader may not see yet (vm_table_getint). With it
+                              the header is 32 bytes: Boehm places blocks of a size that is a
+                              multiple of 32 bytes on 32-byte boundaries, so no node straddles
+                              two cache lines (a 16-byte header made every other one do) */
     uint64_t keys;         /* key filter: bit (hash >> 26) is set for every key ever placed in
                               this block, before the key is stored, and never cleared (dead
                               keys keep theirs). A clear bit proves a key absent in one load

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <pthread.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -469,6 +471,62 @@ static void test_vm_table_lookup_with_an_older_mask(void **state) {
     check_table(t);
 }
 
+/* A resize that grows the array part over integer keys of the hash part publishes its node
+ * block before its array block: a reader between the two stores pairs the old array block with
+ * the new node block, and before the fix found a key that was never removed in neither part.
+ * vm_table_getint now goes again until the array block the node block names is out, and gives
+ * up (absent) when it never comes (a safety net). The window is put back by hand: the old
+ * array block (which the resize gave back) is rebuilt, and a thread publishes the new one
+ * 20 ms later, as the resizing thread's second store would. */
+typedef struct PublishLater {
+    Table *t;
+    TabArr *a;
+} PublishLater;
+
+static void *publish_later(void *p) {
+    PublishLater *pl = p;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    __atomic_store_n(&pl->t->arr, pl->a, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_vm_table_getint_between_a_resizes_two_stores(void **state) {
+    (void)state;
+    Table *t = vm_table_new(S, 4, 4);
+    for (vm_Integer i = 1; i <= 6; i++) {
+        Value k = vm_int(i), v = vm_int(10 * i);
+        vm_table_set(S, t, &k, &v);
+    }
+    assert_int_equal(vm_table_asize(t), 4);   /* 5 and 6 are in the hash part */
+    TabArr *old = aligned_alloc(16, sizeof(TabArr) + 4 * sizeof(Value));
+    memset(old, 0, sizeof(TabArr));
+    old->size = 4;
+    memcpy(old->v, vm_table_arr(t)->v, 4 * sizeof(Value));
+    vm_table_reserve(S, t, 8, 0);            /* 5 and 6 move into the array part */
+    TabArr *grown = vm_table_arr(t);
+    assert_int_equal(grown->size, 8);
+    assert_int_equal(vm_table_nodes(t)->asize, 8);
+
+    t->arr = old;   /* between the resize's two stores */
+    PublishLater pl = {t, grown};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, publish_later, &pl), 0);
+    const Value *v = vm_table_getint(t, 5);
+    assert_int_equal(v->tt, VT_INT);
+    assert_int_equal(v->u.i, 50);
+    pthread_join(th, NULL);
+    assert_ptr_equal(vm_table_arr(t), grown);
+
+    t->arr = old;   /* a node block whose array block never comes (the net: 100 ms): absent */
+    assert_ptr_equal(vm_table_getint(t, 6), &vm_absent);
+    assert_ptr_equal(vm_table_getint(t, 9), &vm_absent);      /* beyond asize: at once */
+    assert_int_equal(vm_table_getint(t, 3)->u.i, 30);         /* the old block's own keys */
+    t->arr = grown;
+    free(old);
+    check_table(t);
+}
+
 /* ======================================================================
  * Array part
  * ====================================================================== */
@@ -792,6 +850,7 @@ int main(void) {
         cmocka_unit_test(test_vm_table_key_filter_covers_every_key),
         cmocka_unit_test(test_vm_table_getstr_at_positions),
         cmocka_unit_test(test_vm_table_lookup_with_an_older_mask),
+        cmocka_unit_test(test_vm_table_getint_between_a_resizes_two_stores),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
