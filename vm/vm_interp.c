@@ -176,8 +176,8 @@ const JitCode *(*vm_jit_window_compiler)(Proto *p);
  * sampling step, whose path actions leave a partial path unemitted (vm_sample_path_act). */
 const Instr *vm_jit_step_window(State *S, CallInfo *ci) { return step_sampled(S, ci, true); }
 
-/* -Xsample.mode=code's plain compiled code stepping an instruction that is no loop (not
- * FORLOOP, TFORLOOP: nothing to count): step_sampled's plain step without its tests. */
+/* Uninstrumented compiled code stepping an instruction that is no loop (not FORLOOP,
+ * TFORLOOP: no sampling tick to count): what vm_jit_step does then, without its tests. */
 const Instr *vm_jit_step_plain(State *S, CallInfo *ci) {
     vm_execute_step(S, ci);
     return ci->savedpc;
