@@ -78,9 +78,10 @@ static inline uintptr_t call_helper(State *S, CallInfo *ci, Value *ra, int nresu
             /* -Xsample.mode=code: the C function opened a window (it ran Lua code that
              * ticked): the instrumented interpreter goes on after the call. The window is
              * tested first, alone: it is 0 whenever no sampling runs, so this costs every
-             * run one compare and branch (as jit_sample's test did), and sampled runs' plain
-             * code no more (their C calls paid five instructions more than without
-             * profiling: 12 M on bench/suite/json.lua at scale 0.25, vm/prof/README.md) */
+             * run a load, a test and a branch (one instruction more than jit_sample's test
+             * took), and sampled runs' plain code no more (their C calls paid five
+             * instructions more than without profiling: 12 M on bench/suite/json.lua at
+             * scale 0.25, vm/prof/README.md) */
             if (__builtin_expect(vm_sample_tl.window != 0, 0) && jit_sample && !win) return 1;
             /* ... or (a twin) the C function ended the window, or ended it and opened
              * another (the frames' paths are then partial: the interpreter's SAMPLECHECK) */
