@@ -92,6 +92,10 @@ const Instr *vm_jit_step(State *S, CallInfo *ci);
 /* The same for the instrumented twins of -Xsample.mode=code's windows (jit/README.md): the
  * instrumented sampling step, and the tick of a stepped back edge counted. */
 const Instr *vm_jit_step_window(State *S, CallInfo *ci);
+/* Uninstrumented compiled code (no profiling, or -Xsample.mode=code's between windows) at an
+ * instruction other than FORLOOP and TFORLOOP, whose steps count no sampling tick: the plain
+ * step alone (vm_jit_step tests the mode, the analyses and the opcode at every step). */
+const Instr *vm_jit_step_plain(State *S, CallInfo *ci);
 
 /* Run f(S, ud) catching errors: returns the status, the error object in S->errval. The
  * stack and frames are NOT restored (vm_pcall does that). */

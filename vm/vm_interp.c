@@ -176,6 +176,13 @@ const JitCode *(*vm_jit_window_compiler)(Proto *p);
  * sampling step, whose path actions leave a partial path unemitted (vm_sample_path_act). */
 const Instr *vm_jit_step_window(State *S, CallInfo *ci) { return step_sampled(S, ci, true); }
 
+/* Uninstrumented compiled code stepping an instruction that is no loop (not FORLOOP,
+ * TFORLOOP: no sampling tick to count): what vm_jit_step does then, without its tests. */
+const Instr *vm_jit_step_plain(State *S, CallInfo *ci) {
+    vm_execute_step(S, ci);
+    return ci->savedpc;
+}
+
 /* Calls, tail calls and returns are never stepped (jit/), so a step's only events are
  * heap accesses and Ball-Larus actions: without those analyses (and when not profiling at
  * all: vm_prof_needs is 0) the plain step emits the same events as the instrumented one,

@@ -159,7 +159,7 @@ def test_known(tandem, analysis, jit, model, seed, exhaustive):
 LOOPS = "sample_loops.lua"
 # sample_loops.lua repeats one deterministic sequence of ticks, so the ticks of a window are
 # correlated (a window sees a stretch of the sequence, not independent ticks) and its error
-# exceeds the binomial model's, which assumes independent ticks: measured 1.4-4.3x for
+# exceeds the binomial model's, which assumes independent ticks: measured 1.4-5.2x for
 # pathprof and callgraph, seeds 1-4, the same with compiled and interpreted windows (whose
 # profiles are equal). The bound is wider for it; a half path or a lost window still fails.
 LOOPS_BOUND = 6.0
@@ -168,6 +168,18 @@ LOOPS_BOUND = 6.0
 # checked against the exhaustive profile and against twins compiled at once.
 TWIN_OTHER = "-Xsample.twin=64"
 WINDOWS_RE = re.compile(r"\[stats\] sample windows: (\w+); window ticks in compiled code (\d+), interpreted (\d+)")
+
+
+FID_RE = re.compile(r'"fid":\d+,')
+
+
+def without_ids(rep):
+    """A report without its function ids (pathprof's "fid"). Ids are numbers given in the
+    order functions are first met, not part of the profile: a twin compiled when a window
+    first meets a frame of a function (before any event of it) numbers the function
+    then, the interpreter at the function's first event, so the order may differ. Everything
+    else (names, paths, counts, the order of the items) must be equal."""
+    return FID_RE.sub("", rep)
 
 
 def test_loops(tandem, analysis, seed, exhaustive):
@@ -194,7 +206,7 @@ def test_loops(tandem, analysis, seed, exhaustive):
           set(sampled) <= set(actual), str(sorted(map(str, set(sampled) - set(actual)))[:10]))
     check_weighted(name, actual, sampled, frac, inside, ticks, LOOPS_BOUND)
     for label, (rep2, err2) in runs.items():
-        check(f"{name}: the {label} windows' profile is the {first} windows'", rep2 == rep,
+        check(f"{name}: the {label} windows' profile is the {first} windows'", without_ids(rep2) == without_ids(rep),
               f"{first}:\n{rep[:1200]}\n{label}:\n{rep2[:1200]}")
     if "compiled" in runs:
         wm = WINDOWS_RE.search(runs["compiled"][1])

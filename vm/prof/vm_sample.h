@@ -69,9 +69,9 @@ typedef struct VmSampleOptions {
                                         * at 5%: callgraph weighted error 8-12% with 1024, 4-5% with 256) but lose
                                         * more paths at their edges (pathprof: 6% with 256, 7-11% with 64 or less) */
 #define VM_SAMPLE_DEFAULT_TWIN 1     /* the meeting at which a twin is compiled (VmSampleOptions.twin):
-                                        * the first, until later ones are measured without the
-                                        * collector's moving share (sample_code_cost.py --no-gc,
-                                        * vm/prof/README.md) */
+                                        * the first. Measured without the collector's moving share
+                                        * (sample_code_cost.py --no-gc, json callgraph at 5%), 4 and
+                                        * 16 cost 0.3 M instructions more than 1 (vm/prof/README.md) */
 
 /* Where the running copy asked for a switch (VmSampleTl.at; the trampoline continues the
  * frame accordingly). */

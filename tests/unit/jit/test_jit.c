@@ -117,10 +117,61 @@ static void test_assembler_gives_zydis_bytes(void **state) {
             wn += zydis_bytes(r, want + wn);
             INS2(&a, ADD, M(gprs[g], 16 * (int64_t)g + 8, 8), I(round + 1));
         }
+        /* the other request makers: a one-operand instruction (INS1 passes its operand
+         * twice, the request has one), none, three operands with a scaled index, an
+         * fs:-prefixed request built whole (jit_step.c's), and a rel32 jump (its bytes up to
+         * the rel32, which jit_patch fills) */
+        ZydisEncoderRequest r;
+        memset(&r, 0, sizeof r);
+        r.mnemonic = ZYDIS_MNEMONIC_PUSH;
+        r.operand_count = 1;
+        r.operands[0] = R(ZYDIS_REGISTER_R13);
+        wn += zydis_bytes(r, want + wn);
+        INS1(&a, PUSH, R(ZYDIS_REGISTER_R13));
+        memset(&r, 0, sizeof r);
+        r.mnemonic = ZYDIS_MNEMONIC_RET;
+        wn += zydis_bytes(r, want + wn);
+        INS0(&a, RET);
+        memset(&r, 0, sizeof r);
+        r.mnemonic = ZYDIS_MNEMONIC_IMUL;
+        r.operand_count = 3;
+        r.operands[0] = R(ZYDIS_REGISTER_RDX);
+        r.operands[1] = MX(ZYDIS_REGISTER_RBX, ZYDIS_REGISTER_RCX, 8, -24 - round, 8);
+        r.operands[2] = I(1000 + round);
+        wn += zydis_bytes(r, want + wn);
+        jit_ins3(&a, ZYDIS_MNEMONIC_IMUL, R(ZYDIS_REGISTER_RDX), MX(ZYDIS_REGISTER_RBX, ZYDIS_REGISTER_RCX, 8, -24 - round, 8),
+                 I(1000 + round));
+        memset(&r, 0, sizeof r);
+        r.mnemonic = ZYDIS_MNEMONIC_DEC;
+        r.prefixes = ZYDIS_ATTRIB_HAS_SEGMENT_FS;
+        r.operand_count = 1;
+        r.operands[0] = M(ZYDIS_REGISTER_NONE, -0x338 + 8 * round, 8);
+        wn += zydis_bytes(r, want + wn);
+        ZydisEncoderRequest fs = r;
+        jit_encode(&a, &fs);
+        memset(&r, 0, sizeof r); /* the same without the prefix: another key */
+        r.mnemonic = ZYDIS_MNEMONIC_DEC;
+        r.operand_count = 1;
+        r.operands[0] = M(ZYDIS_REGISTER_NONE, -0x338 + 8 * round, 8);
+        wn += zydis_bytes(r, want + wn);
+        INS1(&a, DEC, M(ZYDIS_REGISTER_NONE, -0x338 + 8 * round, 8));
+        memset(&r, 0, sizeof r);
+        r.mnemonic = ZYDIS_MNEMONIC_JNZ;
+        r.branch_type = ZYDIS_BRANCH_TYPE_NEAR;
+        r.branch_width = ZYDIS_BRANCH_WIDTH_32;
+        r.operand_count = 1;
+        r.operands[0] = I(0);
+        wn += zydis_bytes(r, want + wn);
+        int l = jit_new_label(&a);
+        JMP(&a, JNZ, l);
+        jit_bind(&a, l); /* right after the jump: its rel32 is 0, as Zydis's for I(0) */
+        jit_patch(&a);
         assert_false(a.failed);
         assert_int_equal(a.len, wn);
         assert_memory_equal(a.buf, want, wn);
         free(a.buf);
+        free(a.label);
+        free(a.fix);
     }
 }
 
