@@ -108,6 +108,7 @@ typedef struct ShadowSlot {
     uint64_t started_ns;
     uint64_t nev;         /* events in ev[] */
     uint64_t ticks;       /* ticks the shadow ran instrumented */
+    uint64_t injit;       /* of which counted by compiled code (the instrumented twins) */
     uint32_t why;         /* VmShadowEnd */
     uint32_t done;        /* A: the shadow's events are whole (release store, then _exit) */
     uint32_t stop;        /* the program is ending: end at the next piece (written by the
@@ -153,6 +154,7 @@ static int live;          /* shadows alive (atomic): +1 by the forking thread, -
  * it). */
 static struct {
     uint64_t finished, killed, failed, covered, events;
+    uint64_t injit;       /* of the ticks covered, those the shadows ran in compiled twins */
     uint64_t life_ns;     /* summed lifetimes of the analysed shadows (fork to reap) */
     uint64_t cut;         /* killed at the program's end, its grace period over */
     uint64_t ends[VM_SHADOW_END_N];
@@ -232,6 +234,7 @@ _Noreturn void vm_shadow_end(VmShadowEnd why) {
         for (;;) pause();
     s->nev = child.n;
     s->ticks = t->in + (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
+    s->injit = t->injit;
     s->why = (uint32_t)why;
     __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE); /* A, pairs with B (shadow_main) */
     _exit(0);
@@ -301,7 +304,7 @@ static void detach_fds(void) {
 }
 
 /* A shadow runs its window in pieces of at most this many ticks (tens of microseconds at the
- * instrumented interpreter's pace): between two, at a flip (a tick: its events are whole),
+ * instrumented interpreter's pace, less in compiled twins): between two, at a flip (a tick: its events are whole),
  * it looks at its slot's stop word, so that the program's end waits about one piece for its
  * live shadows, not the rest of their length (at the default length that wait was 10-20 ms a
  * run, more than a percent of a bench/suite program). A piece costs a return to
@@ -379,6 +382,7 @@ static bool fork_shadow(int i) {
     s->done = 0;
     s->nev = 0;
     s->ticks = 0;
+    s->injit = 0;
     s->stop = 0;
     s->started_ns = now_ns();
     uint64_t c0 = cpu_ns();
@@ -511,6 +515,7 @@ static void collect(ShadowSlot *s, int st, bool killed) {
         vm_prof_stream_feed(shadow_stream, s->ev, (size_t)n);
         __atomic_store_n(&res.finished, res.finished + 1, __ATOMIC_RELAXED); /* read by vm_shadow_finish */
         res.covered += s->ticks;
+        res.injit += s->injit;
         res.events += n;
         __atomic_store_n(&res.life_ns, res.life_ns + (now_ns() - s->started_ns), __ATOMIC_RELAXED);
         res.ends[s->why < VM_SHADOW_END_N ? s->why : VM_SHADOW_END_EFFECT]++;
@@ -634,6 +639,10 @@ void vm_shadow_print_stats(FILE *f) {
                " user time %.3f ms\n",
             sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
             (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
+    /* Where the shadows' windows ran (vm_sample_print_stats' line for sampled windows) */
+    fprintf(f, "[stats] shadow windows: %s; window ticks in compiled code %llu, interpreted %llu\n",
+            vm_sample_jit_windows ? "compiled" : "interpreted", (unsigned long long)res.injit,
+            (unsigned long long)(res.covered > res.injit ? res.covered - res.injit : 0));
     fprintf(f, "[stats] shadow ends:");
     for (int k = 0; k < VM_SHADOW_END_N; k++)
         fprintf(f, " %s %llu%s", end_names[k], (unsigned long long)res.ends[k], k + 1 < VM_SHADOW_END_N ? "," : "\n");

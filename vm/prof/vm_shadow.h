@@ -12,8 +12,9 @@
  * are safepoint polls: the thread that forks is at one, with no runtime lock held.
  *
  * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
- * (the trampoline then runs the instrumented interpreter, which replays the open frames, as
- * a sampling window's start does), run in pieces at whose ends it looks at its slot's stop
+ * (the trampoline replays the open frames, as a sampling window's start does, and runs the
+ * instrumented twins of compiled code, compiled in the shadow as it meets each function, or,
+ * with -Xjit=off or -Xsample.windows=interpreted, the instrumented interpreter), run in pieces at whose ends it looks at its slot's stop
  * word (the program's end sets it) and writes its events into its slot, shared memory the
  * parent mapped before the fork. It ends (vm_shadow_end) when the window is over, or earlier
  * at the first thing it may not do: a side effect (os.exit, os.remove, os.rename,
