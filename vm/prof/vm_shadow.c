@@ -109,6 +109,10 @@ typedef struct ShadowSlot {
     uint64_t nev;         /* events in ev[] */
     uint64_t ticks;       /* ticks the shadow ran instrumented */
     uint64_t injit;       /* of which counted by compiled code (the instrumented twins) */
+    uint64_t cpu_ns;      /* the shadow's CPU time, user and system (a forked process starts
+                             at 0): what it took of the analyzer core, whatever the load */
+    uint64_t sys_ns;      /* of which system time (copy-on-write faults, the exit's teardown) */
+    uint64_t minflt;      /* its minor page faults (copy-on-write ones mostly) */
     uint32_t why;         /* VmShadowEnd */
     uint32_t done;        /* A: the shadow's events are whole (release store, then _exit) */
     uint32_t stop;        /* the program is ending: end at the next piece (written by the
@@ -155,6 +159,7 @@ static int live;          /* shadows alive (atomic): +1 by the forking thread, -
 static struct {
     uint64_t finished, killed, failed, covered, events;
     uint64_t injit;       /* of the ticks covered, those the shadows ran in compiled twins */
+    uint64_t cpu_ns, sys_ns, minflt; /* the analysed shadows' CPU time, system time, minor faults */
     uint64_t life_ns;     /* summed lifetimes of the analysed shadows (fork to reap) */
     uint64_t cut;         /* killed at the program's end, its grace period over */
     uint64_t ends[VM_SHADOW_END_N];
@@ -235,6 +240,11 @@ _Noreturn void vm_shadow_end(VmShadowEnd why) {
     s->nev = child.n;
     s->ticks = t->in + (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
     s->injit = t->injit;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    s->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+    s->cpu_ns = s->sys_ns + (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+    s->minflt = (uint64_t)ru.ru_minflt;
     s->why = (uint32_t)why;
     __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE); /* A, pairs with B (shadow_main) */
     _exit(0);
@@ -383,6 +393,7 @@ static bool fork_shadow(int i) {
     s->nev = 0;
     s->ticks = 0;
     s->injit = 0;
+    s->cpu_ns = s->sys_ns = s->minflt = 0;
     s->stop = 0;
     s->started_ns = now_ns();
     uint64_t c0 = cpu_ns();
@@ -516,6 +527,9 @@ static void collect(ShadowSlot *s, int st, bool killed) {
         __atomic_store_n(&res.finished, res.finished + 1, __ATOMIC_RELAXED); /* read by vm_shadow_finish */
         res.covered += s->ticks;
         res.injit += s->injit;
+        res.cpu_ns += s->cpu_ns;
+        res.sys_ns += s->sys_ns;
+        res.minflt += s->minflt;
         res.events += n;
         __atomic_store_n(&res.life_ns, res.life_ns + (now_ns() - s->started_ns), __ATOMIC_RELAXED);
         res.ends[s->why < VM_SHADOW_END_N ? s->why : VM_SHADOW_END_EFFECT]++;
@@ -640,9 +654,12 @@ void vm_shadow_print_stats(FILE *f) {
             sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
             (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
     /* Where the shadows' windows ran (vm_sample_print_stats' line for sampled windows) */
-    fprintf(f, "[stats] shadow windows: %s; window ticks in compiled code %llu, interpreted %llu\n",
+    fprintf(f, "[stats] shadow windows: %s; window ticks in compiled code %llu, interpreted %llu;"
+               " the analysed shadows' CPU time %.3f ms (%.1f ns a tick covered; system %.3f ms, minor page faults %llu)\n",
             vm_sample_jit_windows ? "compiled" : "interpreted", (unsigned long long)res.injit,
-            (unsigned long long)(res.covered > res.injit ? res.covered - res.injit : 0));
+            (unsigned long long)(res.covered > res.injit ? res.covered - res.injit : 0), (double)res.cpu_ns / 1e6,
+            res.covered ? (double)res.cpu_ns / (double)res.covered : 0.0, (double)res.sys_ns / 1e6,
+            (unsigned long long)res.minflt);
     fprintf(f, "[stats] shadow ends:");
     for (int k = 0; k < VM_SHADOW_END_N; k++)
         fprintf(f, " %s %llu%s", end_names[k], (unsigned long long)res.ends[k], k + 1 < VM_SHADOW_END_N ? "," : "\n");
