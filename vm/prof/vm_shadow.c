@@ -36,6 +36,19 @@
  * profiled, which the report's decoder needs), and a shadow that meets a function without
  * an id (code it loaded itself) ends there.
  *
+ * Compiled windows. With the JIT a shadow's window runs the instrumented twins of compiled
+ * code, as sampling windows do (vm_sample.h, vm_sample_jit_windows): the parent compiles no
+ * twin (it never opens a window), and each shadow compiles those it meets, at its first
+ * meeting of each function (-Xsample.twin), into its own copy of code memory (MAP_PRIVATE,
+ * jit_mcode.c; the Proto's jitwin is written in the shadow's copy of the heap). The JIT's lock
+ * is free at the fork: it is held only inside a compilation, which has no poll, and the fork
+ * runs with every other context at a poll or in a blocking region. Interpreted windows, as
+ * before (-Xsample.windows=interpreted, or -Xjit=off), cost a shadow 2-3 times the
+ * instructions a tick (richards, callgraph, 1000000 ticks under callgrind: 1153 M against 544
+ * M for the shadow's process, the program's 60 M or so before the fork included), so at a
+ * given load a shadow covered half as much; a shadow compiling its twins costs about 11 M
+ * instructions (jit_encode) there, once per shadow.
+ *
  * The scheduler (the paper's load): at each check, every length / 4 ticks on average (drawn
  * at random between half and one and a half of it, so checks do not alias with a period of
  * the program), the number of live shadows is added to a running integral over the program's
