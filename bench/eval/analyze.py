@@ -386,7 +386,7 @@ def mean_of(cells, progs, config, col):
     return statistics.mean(v) if v else None
 
 
-SHADOW_DEFAULT = (1000000, 0.25)   # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
+SHADOW_DEFAULT = (2000000, 0.1)    # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
 SHADOW_PREVIOUS = (200000, 1)      # the defaults before the overhead work of issue 20 (beside them in both grids)
 
 
