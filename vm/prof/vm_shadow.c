@@ -327,10 +327,10 @@ static void detach_fds(void) {
 }
 
 /* A shadow runs its window in pieces of at most this many ticks (tens of microseconds at the
- * instrumented interpreter's pace, less in compiled twins): between two, at a flip (a tick: its events are whole),
- * it looks at its slot's stop word, so that the program's end waits about one piece for its
- * live shadows, not the rest of their length (at the default length that wait was 10-20 ms a
- * run, more than a percent of a bench/suite program). A piece costs a return to
+ * instrumented interpreter's pace, less in the compiled twins): between two, at a flip (a
+ * tick: its events are whole), it looks at its slot's stop word, so that the program's end
+ * waits about one piece for its live shadows, not the rest of their length (at the default
+ * length that wait was 10-20 ms a run, more than a percent of a bench/suite program). A piece costs a return to
  * vm_execute's trampoline, as sampled instrumentation's adaptive pieces do. */
 #define SHADOW_PIECE 8192
 
