@@ -387,7 +387,7 @@ def mean_of(cells, progs, config, col):
 
 
 SHADOW_DEFAULT = (2000000, 0.1)    # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
-SHADOW_PREVIOUS = (200000, 1)      # the defaults before the overhead work of issue 20 (beside them in both grids)
+SHADOW_PREVIOUS = (200000, 1)      # the first defaults, before the overhead work of issue 20 (beside them in both grids)
 
 
 shadow_key = ex.shadow_key

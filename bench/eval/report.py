@@ -213,7 +213,7 @@ def shadow_section(rows):
         body = []
         confs = [(an.shadow_key(a, n, ld, w), "%d ticks, load %g, %s%s" % (
             n, ld, w, " (default)" if (n, ld, w) == an.SHADOW_DEFAULT + ("compiled",)
-            else " (previous default)" if (n, ld) == an.SHADOW_PREVIOUS and w == "compiled" else ""))
+            else " (first default)" if (n, ld) == an.SHADOW_PREVIOUS and w == "compiled" else ""))
             for n, ld in grid for w in wins]
         for c, label in confs + [(a + "/exhaustive", "exhaustive concurrent")]:
             if not any(r["config"] == c for r in rows):
