@@ -26,7 +26,8 @@ profile as the oracle, and the program's run against a run without shadows.
              intact; N=1: nothing analysed, coverage 0.
   threads    shadow_threads.lua under green threads on one carrier and on two (the other
              carrier switches its green thread out before each fork: the gather): the output
-             (a channel pipeline's sum) is intact, shadows were analysed and none failed; on
+             (a channel pipeline's sum) is intact, shadows were analysed and none failed, their
+             windows ran compiled under -Xjit=on (-Xstats) and interpreted under -Xjit=off; on
              one carrier each thread's share of the calls is within 0.02 of the exhaustive one
              (a round robin: 1:2:3 at every stretch of the run); on two, every worker is seen
              (a worker left unrun, as when the shadow's carrier never took from the other
@@ -301,6 +302,10 @@ def test_green(tandem, jit, model):
     st, _ = stats(se)
     check(f"{name}: shadows analysed, none failed or killed", st is not None and st[1] >= 1 and st[3] == 0 and st[4] == 0,
           se[-600:])
+    w = WINDOWS_RE.search(se)
+    check(f"{name}: the shadows' windows ran {'compiled' if jit == 'on' else 'interpreted'}",
+          w is not None and (w.group(1) == "compiled" and int(w.group(2)) > 0 if jit == "on"
+                             else w.group(1) == "interpreted" and int(w.group(2)) == 0), se[-600:])
     sh = thread_shares(th.json_docs(rep)[0])
     if model == "green2":
         check(f"{name}: every worker seen by the shadows", set(sh) == set(ex) and all(v > 0 for v in sh.values()),
