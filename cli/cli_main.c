@@ -341,12 +341,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tandem: -Xsample.adaptive=on needs -Xsample.mode=code\n");
         return EXIT_USAGE;
     }
-    if (opt.sample_windows && opt.sample_mode != 2) {
-        fprintf(stderr, "tandem: -Xsample.windows needs -Xsample.mode=code\n");
+    /* a shadow's window is a window too: compiled or interpreted alike (vm/prof/vm_shadow.h) */
+    if (opt.sample_windows && opt.sample_mode < 2) {
+        fprintf(stderr, "tandem: -Xsample.windows needs -Xsample.mode=code or shadow\n");
         return EXIT_USAGE;
     }
-    if (opt.sample_twin && (opt.sample_mode != 2 || opt.sample_windows)) {
-        fprintf(stderr, "tandem: -Xsample.twin needs -Xsample.mode=code with compiled windows\n");
+    if (opt.sample_twin && (opt.sample_mode < 2 || opt.sample_windows)) {
+        fprintf(stderr, "tandem: -Xsample.twin needs -Xsample.mode=code or shadow with compiled windows\n");
         return EXIT_USAGE;
     }
     if (opt.sample_mode == 2 && opt.sampling) {

@@ -11,7 +11,6 @@
 #include "vm_compile.h"
 #include "vm_prof.h"
 #include "vm_sample.h"
-#include "vm_shadow.h"
 #include "vm_thread.h"
 
 JitOptions jit_opts;
@@ -40,13 +39,15 @@ void jit_configure(const JitOptions *o) {
     vm_jit_compiler = jit_compile; /* the interpreter's hook (jit_api.h) */
     vm_jit_enabled = o->on;
     /* Sampled code: compiled code is the uninstrumented version; windows run its instrumented
-     * twin (jit_compile_window), unless they are interpreted: -Xsample.windows=interpreted,
-     * and shadows (a shadow's one window is not worth a twin per function it meets). */
+     * twin (jit_compile_window), unless they are interpreted (-Xsample.windows=interpreted).
+     * Shadows too (-Xsample.mode=shadow): the program never opens a window, so it never
+     * compiles a twin; each shadow compiles those it meets in its own copy of the process
+     * (code memory is MAP_PRIVATE, jit_mcode.c), at most one per function it runs. */
     jit_sample = o->on && vm_prof_instrumented && vm_sample_code;
     jit_prof = jit_events = o->on && vm_prof_instrumented && !jit_sample;
     if (jit_sample) jit_tls_sample = (int64_t)((char *)&vm_sample_tl - (char *)__builtin_thread_pointer());
     vm_jit_window_compiler = jit_compile_window;
-    vm_sample_jit_windows = jit_sample && !vm_sample_opts.interpreted && !vm_shadow_on;
+    vm_sample_jit_windows = jit_sample && !vm_sample_opts.interpreted;
     if (jit_prof || vm_sample_jit_windows) {
         jit_prof_kind = vm_prof_kind();
         jit_tls_stream = (int64_t)((char *)&vm_prof_tl - (char *)__builtin_thread_pointer());

@@ -109,7 +109,7 @@ static void execute_hooked(State *S, CallInfo *ci);
  *                                 compiled code (vm_sample_jit_windows)
  *   vm_execute_step_sample_instr  the twins' steps (vm_jit_step_window)
  *   vm_execute_sample_instr       inside windows: the instrumented interpreter (-Xjit=off,
- *                                 -Xsample.windows=interpreted, the profile library, shadows) */
+ *                                 -Xsample.windows=interpreted, the profile library) */
 #if TANDEM_JIT
 #define VM_EXEC_SAMPLE 1
 #define VM_EXEC_ROW vm_execute_jit_sample, 0, 1, 0, 0, 0

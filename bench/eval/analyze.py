@@ -12,11 +12,14 @@ import os
 import statistics
 from collections import Counter, defaultdict
 
+import experiments as ex
+
 NUM = {"round", "pos", "scale", "ring_kb", "chunk_kb", "seconds", "base_seconds", "ratio",
        "probe_before_ns", "probe_after_ns", "produced", "consumed", "dropped", "chunks", "blocks",
        "blocked_ms", "analyzer_idle_ms", "analyzers", "error_all", "items_all", "error_hot",
        "items_hot", "rc", "rate", "cpu_s", "load1", "analyzer_chunks", "analyzer_busy_ms", "self_chunks",
-       "self_ms", "error_weighted", "hot_overlap", "length", "load", "coverage"}
+       "self_ms", "error_weighted", "hot_overlap", "length", "load", "coverage",
+       "shadow_forks", "shadow_analysed", "shadow_live_s", "shadow_live_share", "coverage_per_live", "shadow_compiled", "shadow_ns_tick"}
 ANALYSES = ["methodcount", "callgraph", "calltree", "pathprof", "cachesim"]
 STAGES = ["instrument", "enqueue", "communicate", "full", "sequential"]
 FULL_ANALYSES = ["cachesim", "pathprof"]
@@ -383,12 +386,11 @@ def mean_of(cells, progs, config, col):
     return statistics.mean(v) if v else None
 
 
-SHADOW_DEFAULT = (1000000, 0.25)   # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
-SHADOW_PREVIOUS = (200000, 1)      # the defaults before the overhead work of issue 20 (beside them in both grids)
+SHADOW_DEFAULT = (2000000, 0.1)    # -Xshadow.length, -Xshadow.load defaults (vm/prof/vm_shadow.h)
+SHADOW_PREVIOUS = (200000, 1)      # the first defaults, before the overhead work of issue 20 (beside them in both grids)
 
 
-def shadow_key(analysis, length, load):
-    return "%s/shadow/%d/%g" % (analysis, length, load)
+shadow_key = ex.shadow_key
 
 
 def shadow_targets(rows, verdict):

@@ -26,10 +26,19 @@ SAMPLED = ["callgraph", "pathprof"]
 CODE_SAMPLED = ["callgraph", "calltree", "pathprof"]
 CODE_SEED = 1
 # Shadow profiling (-Xsample.mode=shadow, issue 20): the paper's configurations <sample size,
-# load>, sample sizes in ticks; the default (1000000, 0.25) and the previous default (200000, 1)
-# are in both grids
+# load>, sample sizes in ticks; the default (2000000, 0.1) and the first defaults (200000, 1)
+# are in both grids, the defaults before compiled windows (1000000, 0.25) in the full one
 SHADOW_ANALYSES = ["callgraph", "pathprof"]
-SHADOW_GRID = {"full": ([200000, 1000000, 2000000], [0.1, 0.25, 1]), "quick": ([200000, 1000000], [0.25, 1])}
+SHADOW_GRID = {"full": ([200000, 1000000, 2000000], [0.1, 0.25, 1]), "quick": ([200000, 2000000], [0.1, 1])}
+# Where a shadow's window runs (-Xsample.windows): the instrumented twins of compiled code (the
+# default) and, beside it at every point of the grid, the instrumented interpreter (before
+# shadows ran compiled windows): what running them compiled buys
+SHADOW_WINDOWS = ["compiled", "interpreted"]
+
+
+def shadow_key(analysis, length, load, windows="compiled"):
+    """The configuration of shadow profiling at <length, load> with its windows run [windows]."""
+    return "%s/shadow/%d/%g%s" % (analysis, length, load, "" if windows == "compiled" else "/" + windows)
 # 16 KB .. 32 MB: 12 ring sizes, powers of two
 RING_SIZES = [16 << 10 << i for i in range(12)]
 
@@ -183,9 +192,9 @@ def sampling_configs():
 
 def shadow_configs(mode):
     """Shadow profiling (issue 20): callgraph and pathprof exhaustive (concurrent, the
-    comparison) and shadowed at every <length, load> of the grid (form "shadow", keys
-    ANALYSIS/shadow/LENGTH/LOAD, fixed seed), JSON profiles for the errors; the coverage each
-    run reached is the profile's sample_rate (run.py's "coverage")."""
+    comparison) and shadowed at every <length, load> of the grid with windows compiled and
+    interpreted (form "shadow", keys shadow_key's, fixed seed), JSON profiles for the errors;
+    the coverage each run reached is the profile's sample_rate (run.py's "coverage")."""
     lengths, loads = SHADOW_GRID[mode]
     cs = [BASE]
     for a in SHADOW_ANALYSES:
@@ -193,10 +202,12 @@ def shadow_configs(mode):
                          analysis=a, form="exhaustive", json=True))
         for n in lengths:
             for ld in loads:
-                cs.append(Config("%s/shadow/%d/%g" % (a, n, ld),
-                                 ["-Xprofile=" + a, "-Xprofile.format=json", "-Xsample.mode=shadow",
-                                  "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, "-Xsample.seed=%d" % CODE_SEED],
-                                 analysis=a, form="shadow", length=n, load=ld, json=True))
+                for w in SHADOW_WINDOWS:
+                    cs.append(Config(shadow_key(a, n, ld, w),
+                                     ["-Xprofile=" + a, "-Xprofile.format=json", "-Xsample.mode=shadow",
+                                      "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, "-Xsample.seed=%d" % CODE_SEED,
+                                      "-Xsample.windows=" + w],
+                                     analysis=a, form="shadow", length=n, load=ld, windows=w, json=True))
     return cs
 
 

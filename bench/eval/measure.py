@@ -5,6 +5,7 @@ what order, lives in experiments.py and run.py.
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +64,28 @@ def topology(tandem):
 ANALYSED = ("analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms")   # -Xcab.full: who analysed
 
 
+SHADOW_RE = re.compile(r"\[stats\] shadow: .*?forked (\d+), analysed (\d+) .*?; mean life ([0-9.]+) ms")
+SHADOW_WINDOWS_RE = re.compile(r"\[stats\] shadow windows: \w+; window ticks in compiled code (\d+), interpreted (\d+);"
+                               r" the analysed shadows' CPU time ([0-9.]+) ms \(([0-9.]+) ns a tick")
+
+
+def shadow_stats(err, seconds):
+    """Shadow profiling's -Xstats (vm/prof/vm_shadow.c): forks, shadows analysed, their summed
+    lives (fork to reap, seconds) and that as a share of the run's wall time (the average number
+    of live shadows), the share of their window ticks run in compiled code, and their CPU time
+    (what they took of the other core, whatever the load) a tick covered; {} without shadows."""
+    m, w = SHADOW_RE.search(err), SHADOW_WINDOWS_RE.search(err)
+    if not m:
+        return {}
+    live = int(m.group(2)) * float(m.group(3)) / 1e3
+    out = {"shadow_forks": int(m.group(1)), "shadow_analysed": int(m.group(2)), "shadow_live_s": live,
+           "shadow_live_share": live / seconds if seconds else None}
+    if w and int(w.group(1)) + int(w.group(2)):
+        out["shadow_compiled"] = int(w.group(1)) / (int(w.group(1)) + int(w.group(2)))
+        out["shadow_ns_tick"] = float(w.group(4))
+    return out
+
+
 def run(tandem, cab_bench, args, prog, scale, timeout=300, pin=None, extra=()):
     """Run `tandem ARGS -Xstats PROG SCALE EXTRA...` once, framed by a probe on each side.
 
@@ -87,6 +110,7 @@ def run(tandem, cab_bench, args, prog, scale, timeout=300, pin=None, extra=()):
     res.update(st.counters())
     if st.total:
         res.update({k: st.total[k] for k in ANALYSED})
+    res.update(shadow_stats(err, r.seconds))
     if rc != 0:
         # keep the end of stderr without the [stats] noise: that is what says why it failed
         lines = [l for l in err.splitlines() if not l.startswith("[stats]")]

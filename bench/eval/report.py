@@ -199,33 +199,43 @@ def code_sampling_table(rows, cells, progs, rates):
 
 
 def shadow_section(rows):
-    """Shadow profiling (issue 20): per analysis, each <length, load> of the grid with its
-    overhead (geomean of the per-program medians, and per program), coverage, weighted error
-    and hot-item overlap, and the exhaustive concurrent run beside them (the paper's Fig. 3
-    and 5 as one table)."""
+    """Shadow profiling (issue 20): per analysis, each <length, load> of the grid, its windows
+    compiled and interpreted, with its overhead (geomean of the per-program medians, and per
+    program), coverage, the shadows' live share of the run and coverage per live share (what a
+    shadow's time on the other core buys), weighted error and hot-item overlap, and the exhaustive
+    concurrent run beside them (the paper's Fig. 3 and 5 as one table)."""
     cells, progs = an.Cells(rows), an.programs(rows)
+    f1 = lambda x: "–" if x is None else "%.0f" % x  # noqa: E731
     grid = sorted({(int(r["length"]), r["load"]) for r in rows if r["form"] == "shadow"})
+    wins = [w for w in ex.SHADOW_WINDOWS if any(r.get("windows") == w for r in rows)] or ["compiled"]
     out = ""
     for a in ex.SHADOW_ANALYSES:
         body = []
-        for c, label in [(an.shadow_key(a, n, ld), "%d ticks, load %g%s" % (n, ld, " (default)" if (n, ld) == an.SHADOW_DEFAULT
-                                                                            else " (previous default)" if (n, ld) ==
-                                                                            an.SHADOW_PREVIOUS else ""))
-                         for n, ld in grid] + [(a + "/exhaustive", "exhaustive concurrent")]:
+        confs = [(an.shadow_key(a, n, ld, w), "%d ticks, load %g, %s%s" % (
+            n, ld, w, " (default)" if (n, ld, w) == an.SHADOW_DEFAULT + ("compiled",)
+            else " (first default)" if (n, ld) == an.SHADOW_PREVIOUS and w == "compiled" else ""))
+            for n, ld in grid for w in wins]
+        for c, label in confs + [(a + "/exhaustive", "exhaustive concurrent")]:
             if not any(r["config"] == c for r in rows):
                 continue
             shadow = c != a + "/exhaustive"
+            m = lambda col: p(an.mean_of(cells, progs, c, col)) if shadow else "–"  # noqa: E731
+            cpl = an.mean_of(cells, progs, c, "coverage_per_live") if shadow else None
             body.append([label, p(an.ovh(cells.gm(progs, c))),
                          " ".join(cell(cells.span(pr, c)).split(" [")[0] for pr in progs),
-                         p(an.mean_of(cells, progs, c, "coverage")) if shadow else "100%",
-                         p(an.mean_of(cells, progs, c, "error_weighted")) if shadow else "–",
-                         p(an.mean_of(cells, progs, c, "hot_overlap")) if shadow else "–"])
+                         m("coverage") if shadow else "100%", m("shadow_live_share"),
+                         "–" if cpl is None else "%.2f" % cpl, f1(an.mean_of(cells, progs, c, "shadow_ns_tick")) if shadow else "–",
+                         m("error_weighted"), m("hot_overlap")])
         out += "\n**%s** (programs: %s)\n\n" % (a, ", ".join(progs)) + table(
-            ["configuration", "overhead (geomean)", "per program", "coverage", "weighted error", "hot-item overlap"],
-            body)
+            ["configuration", "overhead (geomean)", "per program", "coverage", "shadows live",
+             "coverage per live", "shadow CPU ns a tick", "weighted error", "hot-item overlap"], body)
     return ("The program runs uninstrumented and forks shadows that run instrumented for a sample length (ticks) "
-            "on the analyzer core, as many alive on average as the load; coverage = ticks the analysed shadows ran / "
-            "ticks of the program (the report's scale); errors against the exhaustive profile of the same program "
+            "on the analyzer core, as many alive on average as the load; their windows run the instrumented twins "
+            "of compiled code (compiled) or the instrumented interpreter (interpreted, -Xsample.windows); "
+            "coverage = ticks the analysed shadows ran / ticks of the program (the report's scale); shadows live = "
+            "the analysed shadows' summed lives (fork to reap) / the run's wall time; coverage per live = the two's "
+            "ratio, the coverage a shadow-second buys; shadow CPU ns a tick = the analysed shadows' CPU time (user and "
+            "system, what they took of the other core whatever the machine's load) / the ticks they covered; errors against the exhaustive profile of the same program "
             "(prof_error.py's weighted error and hot-item overlap), mean over programs of the per-program medians.\n"
             + out)
 

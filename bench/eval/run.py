@@ -37,7 +37,8 @@ import measure  # noqa: E402
 import report  # noqa: E402
 
 FIELDS = ["experiment", "round", "pos", "program", "scale", "threads", "config", "analysis", "form",
-          "buffer", "ring_kb", "chunk_kb", "rate", "length", "load", "coverage", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
+          "buffer", "ring_kb", "chunk_kb", "rate", "length", "load", "windows", "coverage",
+          "shadow_forks", "shadow_analysed", "shadow_live_s", "shadow_live_share", "coverage_per_live", "shadow_compiled", "shadow_ns_tick", "policy", "affinity", "seconds", "base_seconds", "ratio", "cpu_s", "load1", "placement",
           "probe_before_ns", "probe_before", "probe_after_ns", "probe_after",
           "produced", "consumed", "dropped", "chunks", "blocks", "blocked_ms", "analyzer_idle_ms",
           "analyzers", "analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms", "error_all", "items_all", "error_hot", "items_hot", "error_weighted", "hot_overlap", "rc", "error", "cmd"]
@@ -128,6 +129,9 @@ def run_experiment(name, configs, progs, runs, tools, tmp, progress, threads):
                                    hot_overlap=th.hot_overlap(act, smp))
                         if c.fields.get("form") == "shadow":
                             row["coverage"] = rate   # the shadows' coverage of the run
+                            # what a shadow's life buys: coverage / (shadow-live time / the run)
+                            if row.get("shadow_live_share"):
+                                row["coverage_per_live"] = rate / row["shadow_live_share"]
                 if r["rc"] != 0:
                     print("eval: FAILED %s: %s" % (r["cmd"], r.get("error", "")), file=sys.stderr, flush=True)
                 batch.append(row)

@@ -7,6 +7,15 @@ profile as the oracle, and the program's run against a run without shadows.
              most 5% and hot-item overlap at least 0.8 (profilers/tools/prof_error.py's measures); the
              JSON report says it is a shadow estimate with its coverage; the text report says
              so too.
+  exact      shadow_exact.lua: one shadow, forked in warm()'s loop, runs all of sample_known.lua's
+             mix and ends at os.execute (a side effect) while the program sleeps: its profile of
+             the mix (every item but warm's and shadow_exact's main chunk's, which began before
+             the fork) equals the
+             exhaustive profile count for count, for each analysis, whether the shadow's window
+             ran the instrumented twins (-Xjit=on: -Xstats says "compiled" and counts every
+             window tick in compiled code), the instrumented interpreter
+             (-Xsample.windows=interpreted) or -Xjit=off (both: "interpreted", no tick in
+             compiled code).
   effects    shadow_effects.lua writes a file and prints lines while it computes, reads the
              file back, appends to it; with "stdin" it reads a pipe, with "ffi" it calls
              strlen: stdout and the file are byte for byte those of the run without shadows,
@@ -17,7 +26,8 @@ profile as the oracle, and the program's run against a run without shadows.
              intact; N=1: nothing analysed, coverage 0.
   threads    shadow_threads.lua under green threads on one carrier and on two (the other
              carrier switches its green thread out before each fork: the gather): the output
-             (a channel pipeline's sum) is intact, shadows were analysed and none failed; on
+             (a channel pipeline's sum) is intact, shadows were analysed and none failed, their
+             windows ran compiled under -Xjit=on (-Xstats) and interpreted under -Xjit=off; on
              one carrier each thread's share of the calls is within 0.02 of the exhaustive one
              (a round robin: 1:2:3 at every stretch of the run); on two, every worker is seen
              (a worker left unrun, as when the shadow's carrier never took from the other
@@ -44,6 +54,7 @@ ANALYSES = ("methodcount", "callgraph", "calltree", "pathprof")
 KNOWN = "sample_known.lua"
 EFFECTS = "shadow_effects.lua"
 THREADS = "shadow_threads.lua"
+EXACT = "shadow_exact.lua"
 MODELS = {"native": ["-Xthreads=native"], "green1": ["-Xthreads=green", "-Xcarriers=1"]}
 GREEN2 = ["-Xthreads=green", "-Xcarriers=2"]   # threads: shadows of a program on two carriers
 MAX_WEIGHTED = 0.05
@@ -58,6 +69,7 @@ STATS_RE = re.compile(r"\[stats\] shadow: .*?forked (\d+), analysed (\d+) \(\d+ 
                       r"watchdog (\d+), failed (\d+), cut by the program's end (\d+)\), not forked while several native "
                       r"threads (\d+), .*coverage ([0-9.]+)\)")
 ENDS_RE = re.compile(r"\[stats\] shadow ends: (.*)")
+WINDOWS_RE = re.compile(r"\[stats\] shadow windows: (\w+); window ticks in compiled code (\d+), interpreted (\d+)")
 
 check = th.Checks()
 ENV = dict(os.environ)
@@ -127,6 +139,50 @@ def test_accuracy(tandem, analysis, jit, model, exhaustive):
     check.bump("accuracy")
     check(f"{name}: weighted error {w:.4f} at most {MAX_WEIGHTED}", w <= MAX_WEIGHTED, f"coverage {frac}")
     check(f"{name}: hot-item overlap {ov:.2f} at least {MIN_OVERLAP}", ov >= MIN_OVERLAP, f"overlap {ov}")
+
+
+# ----------------------------------------------------------------------------------------
+# exact: one shadow over all of work(), compiled or interpreted
+# ----------------------------------------------------------------------------------------
+# -Xshadow.length: the first check falls within its first 3/16 (vm_shadow_first_check), inside
+# warm()'s 2000000 ticks, and the shadow's window outlasts the rest of the run (~2.4 M ticks)
+EXACT_OPTS = ["-Xsample.mode=shadow", "-Xshadow.length=8000000", "-Xshadow.load=1", "-Xsample.seed=3", "-Xstats"]
+EXACT_VARIANTS = {"compiled": ["-Xjit=on"], "interpreted": ["-Xjit=on", "-Xsample.windows=interpreted"],
+                  "jit off": ["-Xjit=off"]}
+
+
+def before_fork(key):
+    """Whether a profile item belongs to warm() or shadow_exact's main chunk (their calls and
+    paths began before the fork): its function (methodcount), callee (callgraph), last context frame
+    (calltree) or path's function (pathprof)."""
+    name = key if isinstance(key, str) else key[-1] if not isinstance(key[-1], int) else key[0]
+    return name.startswith("warm (") or name == "main chunk (shadow_exact.lua)"
+
+
+def test_exact(tandem, analysis, variant, exhaustive):
+    name = f"exact {analysis} {variant}"
+    code, rep, so, se = profile(tandem, EXACT, analysis, [*EXACT_VARIANTS[variant], *EXACT_OPTS])
+    if not check(f"{name}: runs", code == 0 and rep, se[-800:]):
+        return
+    st, ends = stats(se)
+    w = WINDOWS_RE.search(se)
+    if not check(f"{name}: -Xstats shows the shadows and where their windows ran", st is not None and w, se[-800:]):
+        return
+    check(f"{name}: one shadow, analysed, ended at the side effect",
+          st[0] == 1 and st[1] == 1 and ends.get("side effect") == 1, f"{st} {ends}")
+    inj, interp = int(w.group(2)), int(w.group(3))
+    if variant == "compiled":
+        check(f"{name}: the window ran compiled (its ticks all in the twins)",
+              w.group(1) == "compiled" and inj > 0 and interp == 0, w.group(0))
+    else:
+        check(f"{name}: the window ran interpreted", w.group(1) == "interpreted" and inj == 0 and interp > 0, w.group(0))
+    got = th.items_of(th.json_docs(rep)[0], None)
+    want = {k: v for k, v in exhaustive.items() if not before_fork(k)}
+    got = {k: v for k, v in got.items() if not before_fork(k)}
+    diff = sorted(((str(k), want.get(k), got.get(k)) for k in set(want) | set(got) if want.get(k) != got.get(k)))
+    check.bump("accuracy")
+    check(f"{name}: the mix's profile equals the exhaustive one ({len(want)} items)", len(want) >= 5 and not diff,
+          str(diff[:6]))
 
 
 def test_text(tandem):
@@ -246,6 +302,10 @@ def test_green(tandem, jit, model):
     st, _ = stats(se)
     check(f"{name}: shadows analysed, none failed or killed", st is not None and st[1] >= 1 and st[3] == 0 and st[4] == 0,
           se[-600:])
+    w = WINDOWS_RE.search(se)
+    check(f"{name}: the shadows' windows ran {'compiled' if jit == 'on' else 'interpreted'}",
+          w is not None and (w.group(1) == "compiled" and int(w.group(2)) > 0 if jit == "on"
+                             else w.group(1) == "interpreted" and int(w.group(2)) == 0), se[-600:])
     sh = thread_shares(th.json_docs(rep)[0])
     if model == "green2":
         check(f"{name}: every worker seen by the shadows", set(sh) == set(ex) and all(v > 0 for v in sh.values()),
@@ -311,6 +371,17 @@ def main():
                 test_accuracy(tandem, analysis, jit, model, ex)
     for analysis in ANALYSES:
         tasks.append(lambda an=analysis: accuracy_tasks(an))
+
+    def exact_tasks(analysis):
+        code, rep, so, se = profile(tandem, EXACT, analysis, [])
+        if not check(f"exact {analysis}: the exhaustive run", code == 0 and rep, se[-800:]):
+            return
+        ex = th.items_of(th.json_docs(rep)[0], None)
+        for variant in EXACT_VARIANTS:
+            if "on" in JIT_MODES or variant == "jit off":
+                test_exact(tandem, analysis, variant, ex)
+    for analysis in ANALYSES:
+        tasks.append(lambda an=analysis: exact_tasks(an))
     tasks.append(lambda: test_text(tandem))
     for mode, analysis in ((None, "callgraph"), ("stdin", "calltree"), ("ffi", "pathprof"), (None, "cachesim")):
         tasks.append(lambda m=mode, an=analysis: test_effects(tandem, m, an))

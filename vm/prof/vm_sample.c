@@ -445,7 +445,7 @@ void vm_sample_open_shadow(int64_t length) {
     VmSampleTl *t = &vm_sample_tl;
     t->window = __atomic_add_fetch(&next_window, 1, __ATOMIC_RELAXED);
     if (t->window == 0 || t->window == ONE_WINDOW) t->window = __atomic_add_fetch(&next_window, 2, __ATOMIC_RELAXED);
-    t->in = t->in_w = 0;
+    t->in = t->in_w = t->injit = 0; /* injit: the shadow's compiled window ticks (-Xstats) */
     t->wshift = 0;
     t->windows = 1;
     t->left = t->phase = length > 0 ? length : 1;

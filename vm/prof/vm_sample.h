@@ -16,7 +16,7 @@
  *     vm_execute_jit_sample_instr, which hands frames to each function's instrumented twin
  *     (Proto.jitwin: the exhaustive compiled code's events under this header's rules, its
  *     ticks ending the window; vm_sample_jit_windows, jit/README.md); without it, and for
- *     the profile library and shadows, vm_execute_sample_instr (interpreted). Either way a
+ *     the profile library, vm_execute_sample_instr (interpreted). Either way a
  *     switch goes through the trampoline: a flip at a back edge continues the frame at the
  *     same pc in the other version, a flip at an entry starts it there.
  * A window lasts -Xsample.window ticks, one in each slot of window / rate ticks, at an offset
@@ -176,8 +176,9 @@ static inline void vm_sample_frame_exit_events(CallInfo *ci, uint32_t fid, bool 
 }
 
 /* Compiled windows (jit/README.md, "Sampled instrumentation"): set by jit_configure when
- * compiled code exists and windows may run it (-Xsample.mode=code, not the profile library,
- * not shadows, not -Xsample.windows=interpreted). Windows then run the instrumented twin of
+ * compiled code exists and windows may run it (-Xsample.mode=code or shadow, not the profile
+ * library, not -Xsample.windows=interpreted; the program of shadow mode never opens a window,
+ * its shadows do). Windows then run the instrumented twin of
  * each function's compiled code (Proto.jitwin, compiled when windows have met frames of it
  * -Xsample.twin times; interpreted until then, which gives the same events) through the
  * interpreter's vm_execute_jit_sample_instr, which hands frames to the twins as

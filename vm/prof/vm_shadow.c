@@ -36,6 +36,19 @@
  * profiled, which the report's decoder needs), and a shadow that meets a function without
  * an id (code it loaded itself) ends there.
  *
+ * Compiled windows. With the JIT a shadow's window runs the instrumented twins of compiled
+ * code, as sampling windows do (vm_sample.h, vm_sample_jit_windows): the parent compiles no
+ * twin (it never opens a window), and each shadow compiles those it meets, at its first
+ * meeting of each function (-Xsample.twin), into its own copy of code memory (MAP_PRIVATE,
+ * jit_mcode.c; the Proto's jitwin is written in the shadow's copy of the heap). The JIT's lock
+ * is free at the fork: it is held only inside a compilation, which has no poll, and the fork
+ * runs with every other context at a poll or in a blocking region. Interpreted windows, as
+ * before (-Xsample.windows=interpreted, or -Xjit=off), cost a shadow 2-3 times the
+ * instructions a tick (richards, callgraph, 1000000 ticks under callgrind: 1153 M against 544
+ * M for the shadow's process, the program's 60 M or so before the fork included), so at a
+ * given load a shadow covered half as much; a shadow compiling its twins costs about 11 M
+ * instructions (jit_encode) there, once per shadow.
+ *
  * The scheduler (the paper's load): at each check, every length / 4 ticks on average (drawn
  * at random between half and one and a half of it, so checks do not alias with a period of
  * the program), the number of live shadows is added to a running integral over the program's
@@ -108,6 +121,11 @@ typedef struct ShadowSlot {
     uint64_t started_ns;
     uint64_t nev;         /* events in ev[] */
     uint64_t ticks;       /* ticks the shadow ran instrumented */
+    uint64_t injit;       /* of which counted by compiled code (the instrumented twins) */
+    uint64_t cpu_ns;      /* the shadow's CPU time, user and system (a forked process starts
+                             at 0): what it took of the analyzer core, whatever the load */
+    uint64_t sys_ns;      /* of which system time (copy-on-write faults, the exit's teardown) */
+    uint64_t minflt;      /* its minor page faults (copy-on-write ones mostly) */
     uint32_t why;         /* VmShadowEnd */
     uint32_t done;        /* A: the shadow's events are whole (release store, then _exit) */
     uint32_t stop;        /* the program is ending: end at the next piece (written by the
@@ -153,6 +171,8 @@ static int live;          /* shadows alive (atomic): +1 by the forking thread, -
  * it). */
 static struct {
     uint64_t finished, killed, failed, covered, events;
+    uint64_t injit;       /* of the ticks covered, those the shadows ran in compiled twins */
+    uint64_t cpu_ns, sys_ns, minflt; /* the analysed shadows' CPU time, system time, minor faults */
     uint64_t life_ns;     /* summed lifetimes of the analysed shadows (fork to reap) */
     uint64_t cut;         /* killed at the program's end, its grace period over */
     uint64_t ends[VM_SHADOW_END_N];
@@ -232,6 +252,12 @@ _Noreturn void vm_shadow_end(VmShadowEnd why) {
         for (;;) pause();
     s->nev = child.n;
     s->ticks = t->in + (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
+    s->injit = t->injit;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    s->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+    s->cpu_ns = s->sys_ns + (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+    s->minflt = (uint64_t)ru.ru_minflt;
     s->why = (uint32_t)why;
     __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE); /* A, pairs with B (shadow_main) */
     _exit(0);
@@ -301,10 +327,10 @@ static void detach_fds(void) {
 }
 
 /* A shadow runs its window in pieces of at most this many ticks (tens of microseconds at the
- * instrumented interpreter's pace): between two, at a flip (a tick: its events are whole),
- * it looks at its slot's stop word, so that the program's end waits about one piece for its
- * live shadows, not the rest of their length (at the default length that wait was 10-20 ms a
- * run, more than a percent of a bench/suite program). A piece costs a return to
+ * instrumented interpreter's pace, less in the compiled twins): between two, at a flip (a
+ * tick: its events are whole), it looks at its slot's stop word, so that the program's end
+ * waits about one piece for its live shadows, not the rest of their length (at the default
+ * length that wait was 10-20 ms a run, more than a percent of a bench/suite program). A piece costs a return to
  * vm_execute's trampoline, as sampled instrumentation's adaptive pieces do. */
 #define SHADOW_PIECE 8192
 
@@ -379,6 +405,8 @@ static bool fork_shadow(int i) {
     s->done = 0;
     s->nev = 0;
     s->ticks = 0;
+    s->injit = 0;
+    s->cpu_ns = s->sys_ns = s->minflt = 0;
     s->stop = 0;
     s->started_ns = now_ns();
     uint64_t c0 = cpu_ns();
@@ -511,6 +539,10 @@ static void collect(ShadowSlot *s, int st, bool killed) {
         vm_prof_stream_feed(shadow_stream, s->ev, (size_t)n);
         __atomic_store_n(&res.finished, res.finished + 1, __ATOMIC_RELAXED); /* read by vm_shadow_finish */
         res.covered += s->ticks;
+        res.injit += s->injit;
+        res.cpu_ns += s->cpu_ns;
+        res.sys_ns += s->sys_ns;
+        res.minflt += s->minflt;
         res.events += n;
         __atomic_store_n(&res.life_ns, res.life_ns + (now_ns() - s->started_ns), __ATOMIC_RELAXED);
         res.ends[s->why < VM_SHADOW_END_N ? s->why : VM_SHADOW_END_EFFECT]++;
@@ -634,6 +666,13 @@ void vm_shadow_print_stats(FILE *f) {
                " user time %.3f ms\n",
             sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
             (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
+    /* Where the shadows' windows ran (vm_sample_print_stats' line for sampled windows) */
+    fprintf(f, "[stats] shadow windows: %s; window ticks in compiled code %llu, interpreted %llu;"
+               " the analysed shadows' CPU time %.3f ms (%.1f ns a tick covered; system %.3f ms, minor page faults %llu)\n",
+            vm_sample_jit_windows ? "compiled" : "interpreted", (unsigned long long)res.injit,
+            (unsigned long long)(res.covered > res.injit ? res.covered - res.injit : 0), (double)res.cpu_ns / 1e6,
+            res.covered ? (double)res.cpu_ns / (double)res.covered : 0.0, (double)res.sys_ns / 1e6,
+            (unsigned long long)res.minflt);
     fprintf(f, "[stats] shadow ends:");
     for (int k = 0; k < VM_SHADOW_END_N; k++)
         fprintf(f, " %s %llu%s", end_names[k], (unsigned long long)res.ends[k], k + 1 < VM_SHADOW_END_N ? "," : "\n");

@@ -12,8 +12,9 @@
  * are safepoint polls: the thread that forks is at one, with no runtime lock held.
  *
  * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
- * (the trampoline then runs the instrumented interpreter, which replays the open frames, as
- * a sampling window's start does), run in pieces at whose ends it looks at its slot's stop
+ * (the trampoline replays the open frames, as a sampling window's start does, and runs the
+ * instrumented twins of compiled code, compiled in the shadow as it meets each function, or,
+ * with -Xjit=off or -Xsample.windows=interpreted, the instrumented interpreter), run in pieces at whose ends it looks at its slot's stop
  * word (the program's end sets it) and writes its events into its slot, shared memory the
  * parent mapped before the fork. It ends (vm_shadow_end) when the window is over, or earlier
  * at the first thing it may not do: a side effect (os.exit, os.remove, os.rename,
@@ -55,10 +56,17 @@ typedef struct VmShadowOptions {
  * program forked 10-30 times a run (20-90 forks/s) and a shadow ran all the time; at
  * 1000000 ticks and load 0.25 it forks 1-3 times and a shadow runs a quarter of the time,
  * and longer shadows are more accurate on these short programs, not less (havlak's call
- * graph: weighted error 17% at 200000/1, 6% at 1000000/0.25). */
-#define VM_SHADOW_DEFAULT_LENGTH 1000000 /* ticks: at the instrumented interpreter's pace some
-                                          * 100-250 ms */
-#define VM_SHADOW_DEFAULT_LOAD 0.25
+ * graph: weighted error 17% at 200000/1, 6% at 1000000/0.25). With compiled windows a
+ * shadow's tick costs less, and 2000000 ticks at load 0.1 is better than 1000000 at 0.25 on
+ * every figure a loaded machine measures (bench/eval/shadow_cpu.py, callgraph, 5 programs,
+ * 3 rounds: forks 1.2 a run against 2.8, the program's minor faults +460 against +1180 over a
+ * run that never forks, shadows live 0.28 of the run against 0.33, coverage 0.67 against
+ * 0.69, weighted error 1.7% for both; bench/eval's full shadow grid: pathprof hot-item
+ * overlap 99.1% against 95.3%, callgraph weighted error 2.2% against 2.4%). */
+#define VM_SHADOW_DEFAULT_LENGTH 2000000 /* ticks: in compiled twins some 150-400 ms of a shadow's
+                                          * CPU on bench/suite (shadow_cpu.py: 190-220 ns a tick
+                                          * at a load average of 15) */
+#define VM_SHADOW_DEFAULT_LOAD 0.1
 #define VM_SHADOW_DEFAULT_TIMEOUT_MS 10000
 
 /* Why a shadow ended (its slot says; -Xstats counts them). Grep VM_SHADOW_END if you add one:

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Shadow profiling's costs in CPU time, which a loaded machine does not blur as it blurs wall
+time: what the program's own thread spends (fork, copy-on-write faults, a slower core while a
+shadow runs beside it) and what the shadows spend a tick they cover, windows compiled and
+interpreted side by side, with the coverage and the weighted error of each run.
+
+    python3 bench/eval/shadow_cpu.py [--runs 5] [--analysis callgraph] [--tandem build/tandem]
+
+The program's thread time is -Xstats' "the ending thread" (user + system) of a run; the reference
+is the same program in shadow mode with a -Xshadow.length no run reaches (NOFORK: the same
+uninstrumented code and countdown, no fork), so a ratio is what forking shadows costs the
+program's thread. The configurations run interleaved, in an order shuffled per round
+(shared/notes/measuring.md); medians per program, geometric mean over programs. Prints a
+markdown table; --json writes every run.
+"""
+import argparse
+import json
+import os
+import pathlib
+import random
+import re
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve().parents if (d / "pylib").is_dir())))
+import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
+import experiments as ex  # noqa: E402
+import measure  # noqa: E402
+
+NOFORK = 10 ** 9   # -Xshadow.length (its largest) beyond these runs: the first check, at 1/16 of it or later, never comes
+PROGRAMS = ["richards", "json", "havlak", "raytrace", "interp"]
+# (label, length, load, windows)
+CONFIGS = [("no fork", NOFORK, 0.25, "compiled"),
+           ("1000000/0.25 interpreted", 1000000, 0.25, "interpreted"),
+           ("1000000/0.25 compiled", 1000000, 0.25, "compiled"),
+           ("1000000/0.1 compiled", 1000000, 0.1, "compiled"),
+           ("2000000/0.1 compiled", 2000000, 0.1, "compiled"),
+           ("2000000/0.25 compiled", 2000000, 0.25, "compiled"),
+           ("200000/1 compiled", 200000, 1, "compiled")]
+THREAD_RE = re.compile(r"the ending thread .*?: minor page faults (\d+), system time ([0-9.]+) ms, user time ([0-9.]+) ms")
+
+
+def one(tandem, prog, scale, analysis, cfg, out):
+    label, n, ld, w = cfg
+    args = [tandem, "-Xprofile=" + analysis, "-Xprofile.format=json", "-Xprofile.out=" + out, "-Xsample.mode=shadow",
+            "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, "-Xsample.windows=" + w,
+            "-Xsample.seed=%d" % ex.CODE_SEED, "-Xstats", os.path.join(th.REPO, ex.SUITE, prog + ".lua"), str(scale)]
+    r = th.run_once(args, timeout=300)
+    m = THREAD_RE.search(r.err)
+    if r.code != 0 or not m:
+        return None
+    row = {"program": prog, "config": label, "seconds": r.seconds, "parent_minflt": int(m.group(1)),
+           "parent_cpu_ms": float(m.group(2)) + float(m.group(3))}
+    row.update(measure.shadow_stats(r.err, r.seconds))
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--analysis", default="callgraph")
+    ap.add_argument("--programs", default=",".join(PROGRAMS))
+    ap.add_argument("--tandem", default=th.default_tandem())
+    ap.add_argument("--json", help="write every run's figures here")
+    o = ap.parse_args()
+    progs = o.programs.split(",")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tandem-shadow-cpu-") as tmp:
+        out = os.path.join(tmp, "p.json")
+        ref = {}
+        for p in progs:
+            th.run_once([o.tandem, "-Xprofile=" + o.analysis, "-Xprofile.format=json", "-Xprofile.out=" + out,
+                         os.path.join(th.REPO, ex.SUITE, p + ".lua"), str(ex.scale_of(p, "full"))], timeout=300)
+            ref[p] = th.items_of(th.load_profile(out)[0], None)
+        for rnd in range(o.runs):
+            for p in progs:
+                order = list(CONFIGS)
+                random.Random("%d/%s" % (rnd, p)).shuffle(order)
+                for cfg in order:
+                    if os.path.exists(out):
+                        os.unlink(out)
+                    row = one(o.tandem, p, ex.scale_of(p, "full"), o.analysis, cfg, out)
+                    if row is None:
+                        print("failed: %s %s" % (p, cfg[0]), file=sys.stderr)
+                        continue
+                    if cfg[1] != NOFORK:
+                        doc = th.load_profile(out)[0]
+                        row["coverage"] = doc.get("sample_rate")
+                        if row["coverage"]:
+                            row["error_weighted"] = th.weighted_error(ref[p], th.items_of(doc, None), row["coverage"])
+                    rows.append(row)
+            print("round %d/%d done" % (rnd + 1, o.runs), file=sys.stderr, flush=True)
+    if o.json:
+        with open(o.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+    def med(p, c, col):
+        v = [r[col] for r in rows if r["program"] == p and r["config"] == c and r.get(col) is not None]
+        return statistics.median(v) if v else None
+
+    def gm(vals):
+        vals = [v for v in vals if v]
+        return statistics.geometric_mean(vals) if vals else None
+
+    def mean(vals):
+        vals = [v for v in vals if v is not None]
+        return statistics.mean(vals) if vals else None
+
+    def f(x, spec):
+        return "–" if x is None else spec % x
+    print("%s, %d rounds, programs %s (scale as bench/eval's full mode); load average %s\n" % (
+        o.analysis, o.runs, ", ".join(progs), " ".join(open("/proc/loadavg").read().split()[:3])))
+    print("| configuration | program thread CPU vs no fork (geomean) | per program | its minor faults | forks |"
+          " coverage | shadow CPU ns a tick | shadows live | weighted error |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    base = CONFIGS[0][0]
+    for c in [c[0] for c in CONFIGS]:
+        ratios = [(med(p, c, "parent_cpu_ms") or 0) / med(p, base, "parent_cpu_ms") if med(p, base, "parent_cpu_ms") else None
+                  for p in progs]
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c, f(gm(ratios), "%.3f"), " ".join(f(x, "%.3f") for x in ratios),
+            f(mean([med(p, c, "parent_minflt") for p in progs]), "%.0f"),
+            f(mean([med(p, c, "shadow_forks") for p in progs]), "%.1f"),
+            f(mean([med(p, c, "coverage") for p in progs]), "%.3f"),
+            f(mean([med(p, c, "shadow_ns_tick") for p in progs]), "%.0f"),
+            f(mean([med(p, c, "shadow_live_share") for p in progs]), "%.3f"),
+            f(mean([med(p, c, "error_weighted") for p in progs]), "%.4f")))
+
+
+if __name__ == "__main__":
+    main()
