@@ -4,7 +4,7 @@
 -- C iterator, coroutine.wrap iterators with one to three loop variables, errors out of the
 -- iterator (the nested C call count is restored by pcall), the nested C call limit (left to
 -- a step), and a debug hook set inside the iterator (the interpreter goes on after the call:
--- before, the stepped loop missed the hook).
+-- before, the stepped loop missed the hook), and a hook set by a metamethod a step ran.
 
 -- an ordinary C iterator
 local words = {}
@@ -96,3 +96,14 @@ s = 0
 for v in sethook do s = s + v end
 debug.sethook(main)
 print("hooked", s, lines > 0)
+
+-- a debug hook set by a metamethod a stepped instruction ran (__index): the code after it
+-- runs hooked
+lines = 0
+local function count() lines = lines + 1 end
+-- (one line: the hook sees no new line before the metamethod returns)
+local proxy = setmetatable({}, {__index = function(_, k) debug.sethook(count, "l") return k end})
+local got = proxy.key
+local after = got .. "!"
+debug.sethook()
+print("hooked by a step", after, lines > 0)
