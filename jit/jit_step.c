@@ -216,6 +216,13 @@ void jit_emit_step(Comp *c, int pc, bool inline_next) {
     load_imm64(c, RAX, (uint64_t)(uintptr_t)fn);
     INS1(a, CALL, R(RAX));
     jit_reload_base(c);
+    /* The step set a debug hook on this coroutine (a metamethod or C function it ran called
+     * debug.sethook): compiled code has no hooks, so the interpreter goes on at the next pc,
+     * in its hooked copy, as after a call (jit_call's 1). Before, compiled code went on
+     * unhooked (tests/programs/coroutines/tforcall_c.lua under input-size profiling, which
+     * steps TFORCALL). */
+    INS2(a, CMP, M(RS, offsetof(State, hookmask), 1), I(0));
+    JMP(a, JNZ, c->resume);
     jit_window_after_poll(c); /* a metamethod the step ran may have ended the window */
     if (!falls_through(op))
         JMP(a, JMP, c->dispatch);

@@ -85,12 +85,24 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     loop_back(c, pc, i);
 }
 
+/* Room below a coroutine's cstack_limit that compiled code leaves to the C frames of a call
+ * (jit_call's, vm_precall's, precall_c's): closer than this to the limit the interpreter
+ * makes the call and raises "C stack overflow" as its vm_call_value decides. */
+#define JIT_CSTACK_ROOM 4096
+
 /* TFORCALL over pairs() (without __pairs) or ipairs() of a table without a metatable: one step of
- * the iterator without a call (vm_tfor_fast, protected: next may raise). Anything else it
- * declines (another iterator, no room for the call's slots) is stepped. A C function entered
- * emits no event, so the events are those of the interpreter's call. */
+ * the iterator without a call (vm_tfor_fast, protected: next may raise). Any other C function
+ * (a coroutine.wrap iterator, string.gmatch's) is called through jit_call, as CALL calls
+ * it, with the interpreter's vm_call_value around it: the copy of the iterator, function
+ * and control variable above the loop's, and one more nested C call (nCcalls; the checks
+ * that could raise are left to a step: nCcalls near VM_MAXCCALLS, the C stack near
+ * cstack_limit). Through jit_call, the native frames between compiled code and the
+ * library function are those of a CALL, the same as where the coroutine yields (vm_coro.c
+ * says why that matters). Lua iterators and no room for the call's slots are stepped. A C
+ * function entered emits no event, so the events are those of the interpreter's call. */
 void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     (void)p;
+    int done = jit_new_label(a), cont = jit_new_label(a), nolimit = jit_new_label(a);
     INS2(a, CMP, TAG(ra), I(VT_CFUNC));
     JMP(a, JNZ, STEP(c, pc));
     jit_emit_protect(c, pc);
@@ -99,7 +111,41 @@ void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_tfor_fast);
     INS1(a, CALL, R(RAX));
     INS2(a, TEST, R(ZYDIS_REGISTER_AL), R(ZYDIS_REGISTER_AL));
-    JMP(a, JZ, STEP(c, pc));
+    JMP(a, JNZ, done);
+    /* another C function: the interpreter's guards. Room for 3 slots past the loop's: our
+     * compiler reserves them (vm_parse.c), so only a loaded binary chunk whose maxstack
+     * leaves them out (vm_verify.c accepts it) gets to the step here; no test reaches it,
+     * nor the C stack test (nCcalls reaches VM_MAXCCALLS first in every program tried) */
+    INS2(a, LEA, R(RAX), M(RBASE, 16 * ((int64_t)ra + 7), 8));
+    INS2(a, CMP, R(RAX), M(RS, offsetof(State, stack_last), 8));
+    JMP(a, JNB, STEP(c, pc));
+    INS2(a, CMP, M(RS, offsetof(State, nCcalls), 4), I(VM_MAXCCALLS - 1));
+    JMP(a, JNL, STEP(c, pc));
+    INS2(a, MOV, R(RCX), M(RS, offsetof(State, cstack_limit), 8));
+    INS2(a, TEST, R(RCX), R(RCX));
+    JMP(a, JZ, nolimit);
+    INS2(a, ADD, R(RCX), I(JIT_CSTACK_ROOM));
+    INS2(a, CMP, R(ZYDIS_REGISTER_RSP), R(RCX));
+    JMP(a, JB, STEP(c, pc));
+    jit_bind(a, nolimit);
+    for (int k = 0; k < 3; k++) {
+        INS2(a, MOVDQA, R(XMM0), WHOLE(ra + k));
+        INS2(a, MOVDQA, WHOLE(ra + 4 + k), R(XMM0));
+    }
+    INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX)); /* ra + 7 */
+    INS1(a, INC, M(RS, offsetof(State, nCcalls), 4));
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, MOV, R(RSI), R(RCI));
+    INS2(a, LEA, R(RDX), M(RBASE, 16 * ((int64_t)ra + 4), 8));
+    INS2(a, MOV, R(ZYDIS_REGISTER_ECX), I(vm_c(i)));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(jit_window ? &jit_call_window : &jit_call));
+    INS1(a, CALL, R(RAX));
+    /* an error unwinds past this: the protected call that catches it restores nCcalls */
+    INS1(a, DEC, M(RS, offsetof(State, nCcalls), 4));
+    after_frame_helper(c, cont);
+    jit_bind(a, cont);
+    jit_reload_base(c);
+    jit_bind(a, done);
 }
 
 /* The interpreter (and ipairs) report the slot read as a heap event while input-size

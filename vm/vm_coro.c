@@ -178,41 +178,69 @@ static void cstack_abandon(State *co) {
  * Resume and yield
  * ====================================================================== */
 
-int vm_coro_resume(State *S, State *co, int nargs) {
-    if (co->costatus != CO_SUSPENDED && co->costatus != CO_SUSPENDED_NEW) {
-        const char *msg = co->costatus == CO_DEAD ? "cannot resume dead coroutine"
-                                                  : "cannot resume non-suspended coroutine";
-        S->top -= nargs;
-        vm_pushcstr(S, msg);
-        return -1;
+/* Resume and yield are one function with one call of switch_to, and the library's resume,
+ * wrap and yield tail-call it (vm_lib_coro.c): then the native return addresses between a
+ * switch and the caller of the library function are the same on both sides of it (this
+ * function's call of vm_ctx_switch, precall_c's call of the library function, the call of
+ * precall_c, ...), and the processor's return predictions, made from the calls on the other
+ * side, hold. With a separate resume and yield every return after a switch was mispredicted
+ * up to compiled code (a ping-pong ran slower than lua5.4 in fewer instructions). Noinline
+ * and noclone keep it the one body. [co] NULL: yield the [n] values on top of S's stack; else resume
+ * [co] with them. [after]: the library's handling of the results, called after the switch
+ * (it returns the library function's count of results); NULL returns vm_coro_resume's or
+ * vm_coro_yield's result. */
+__attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int n, VmCoroAfter after) {
+    State *to;
+    if (co == NULL) {
+        to = S->resumer;
+        if (to == NULL || S->cstack == NULL) vm_runerror(S, "attempt to yield from outside a coroutine");
+        if (S->nny > 0) vm_runerror(S, "attempt to yield across a C-call boundary");
+        S->nxfer = n;
+        S->nyields++;
+        S->costatus = CO_SUSPENDED;
+        S->resumer = NULL;
+    } else {
+        if (co->costatus != CO_SUSPENDED && co->costatus != CO_SUSPENDED_NEW) {
+            const char *msg = co->costatus == CO_DEAD ? "cannot resume dead coroutine"
+                                                      : "cannot resume non-suspended coroutine";
+            S->top -= n;
+            vm_pushcstr(S, msg);
+            return after ? after(S, co, -1) : -1;
+        }
+        if (S->nCcalls >= VM_MAXCCALLS) {
+            S->top -= n;
+            vm_pushcstr(S, "C stack overflow");
+            return after ? after(S, co, -1) : -1;
+        }
+        if (co->costatus == CO_SUSPENDED_NEW && co->cstack == NULL) init_cstack(S, co);
+        /* Move the arguments over. */
+        vm_checkstack_fast(co, n + VM_MINSTACK);
+        for (int i = 0; i < n; i++) co->top[i] = S->top[i - n];
+        co->top += n;
+        S->top -= n;
+        co->nxfer = n;
+        /* One more nested C call than the resumer, as lua_resume counts (LUAI_MAXCCALLS 200
+         * allows about 196 nested coroutines): a new coroutine's body is called through
+         * call_value (f_body), which adds that one; a suspended one continues where it
+         * yielded, so the resume adds it here. */
+        co->nCcalls = S->nCcalls + (co->costatus == CO_SUSPENDED_NEW ? 0 : 1);
+        co->resumer = S;
+        co->basestack = S->basestack; /* it runs in our language thread */
+        /* Call depths continue the first resumer's (vm_state.h); the coroutine's frame
+         * records are made after this, so they are consistent with it. */
+        if (co->costatus == CO_SUSPENDED_NEW && co->ci == &co->base_ci && co->base_ci.next == NULL)
+            co->base_ci.depth = S->ci->depth;
+        S->costatus = CO_NORMAL;
+        if (co->costatus == CO_SUSPENDED_NEW) starting = co;
+        to = co;
     }
-    if (S->nCcalls >= VM_MAXCCALLS) {
-        S->top -= nargs;
-        vm_pushcstr(S, "C stack overflow");
-        return -1;
-    }
-    if (co->costatus == CO_SUSPENDED_NEW && co->cstack == NULL) init_cstack(S, co);
-    /* Move the arguments over. */
-    vm_checkstack_fast(co, nargs + VM_MINSTACK);
-    for (int i = 0; i < nargs; i++) co->top[i] = S->top[i - nargs];
-    co->top += nargs;
-    S->top -= nargs;
-    co->nxfer = nargs;
-    /* One more nested C call than the resumer, as lua_resume counts (LUAI_MAXCCALLS 200
-     * allows about 196 nested coroutines): a new coroutine's body is called through
-     * call_value (f_body), which adds that one; a suspended one continues where it yielded,
-     * so the resume adds it here. */
-    co->nCcalls = S->nCcalls + (co->costatus == CO_SUSPENDED_NEW ? 0 : 1);
-    co->resumer = S;
-    co->basestack = S->basestack; /* it runs in our language thread */
-    /* Call depths continue the first resumer's (vm_state.h); the coroutine's frame records
-     * are made after this, so they are consistent with it. */
-    if (co->costatus == CO_SUSPENDED_NEW && co->ci == &co->base_ci && co->base_ci.next == NULL)
-        co->base_ci.depth = S->ci->depth;
-    S->costatus = CO_NORMAL;
-    if (co->costatus == CO_SUSPENDED_NEW) starting = co;
-    co->costatus = CO_RUNNING;
-    switch_to(S, co, true);
+    to->costatus = CO_RUNNING;
+    /* One call of the switch: without these the compiler copies it into the branches above
+     * and below (it threads the tests of co through them). */
+    __asm__("" : "+r"(co), "+r"(to));
+    switch_to(S, to, co != NULL);
+    __asm__("" : "+r"(co));
+    if (co == NULL) return after ? after(S, NULL, S->nxfer) : S->nxfer;
     /* Back: the coroutine yielded, returned or failed. */
     S->costatus = CO_RUNNING;
     if (co->costatus == CO_DEAD && co->cstack != NULL) {
@@ -223,27 +251,18 @@ int vm_coro_resume(State *S, State *co, int nargs) {
         co->csp = NULL;
         co->cstack_limit = NULL;
     }
-    int n = co->nxfer;
+    n = co->nxfer;
     vm_checkstack(S, n + 1);
     for (int i = 0; i < n; i++) S->top[i] = co->top[i - n];
     S->top += n;
     co->top -= n;
-    if (co->costatus == CO_DEAD && co->costatus_err != VM_OK) return -1;
-    return n;
+    if (co->costatus == CO_DEAD && co->costatus_err != VM_OK) n = -1;
+    return after ? after(S, co, n) : n;
 }
 
-int vm_coro_yield(State *S, int n) {
-    State *to = S->resumer;
-    if (to == NULL || S->cstack == NULL) vm_runerror(S, "attempt to yield from outside a coroutine");
-    if (S->nny > 0) vm_runerror(S, "attempt to yield across a C-call boundary");
-    S->nxfer = n;
-    S->nyields++;
-    S->costatus = CO_SUSPENDED;
-    S->resumer = NULL;
-    to->costatus = CO_RUNNING;
-    switch_to(S, to, false);
-    return S->nxfer;
-}
+int vm_coro_resume(State *S, State *co, int nargs) { return vm_coro_transfer(S, co, nargs, NULL); }
+
+int vm_coro_yield(State *S, int n) { return vm_coro_transfer(S, NULL, n, NULL); }
 
 int vm_coro_close_suspended(State *S, State *co) {
     /* Its own C stack is abandoned as it is; the __close handlers run on our C stack with a

@@ -173,6 +173,12 @@ int vm_coro_resume(State *S, State *co, int nargs);
 /* Yield the [n] values on top of the running coroutine's stack; returns the number of values
  * the next resume passes in (on top of the stack). Raises outside a coroutine. */
 int vm_coro_yield(State *S, int n);
+/* Both in one (vm_coro.c says why): [co] NULL yields, else resumes [co], with the [n] values
+ * on top of S's stack; then returns after(S, co, result) (co NULL after a yield; result as
+ * vm_coro_resume's or vm_coro_yield's), or the result when [after] is NULL. For the library
+ * functions to tail-call. */
+typedef int (*VmCoroAfter)(State *S, State *co, int n);
+int vm_coro_transfer(State *S, State *co, int n, VmCoroAfter after);
 /* Close the pending to-be-closed variables of suspended [co] and mark it dead: the status
  * of the last __close that failed (its error in co->errval), or VM_OK. */
 int vm_coro_close_suspended(State *S, State *co);

@@ -22,9 +22,11 @@ static int co_create(State *S) {
     return 1;
 }
 
-static int co_resume(State *S) {
-    State *co = getco(S);
-    int n = vm_coro_resume(S, co, vm_gettop(S) - 1);
+/* The library's resume, yield and wrap tail-call vm_coro_transfer, so that the native
+ * frames between a switch and precall_c are the same on both sides (vm_coro.c says why);
+ * what they do with the results is their [after]. */
+static int resume_after(State *S, State *co, int n) {
+    (void)co;
     if (n < 0) {
         vm_pushbool(S, false);
         Value e = S->top[-2];
@@ -38,11 +40,14 @@ static int co_resume(State *S) {
     return n + 1;
 }
 
-static int co_yield(State *S) { return vm_coro_yield(S, vm_gettop(S)); }
+static int co_resume(State *S) {
+    State *co = getco(S);
+    return vm_coro_transfer(S, co, vm_gettop(S) - 1, resume_after);
+}
 
-static int auxwrap(State *S) {
-    State *co = vm_upvalue(S, 1)->u.th;
-    int n = vm_coro_resume(S, co, vm_gettop(S));
+static int co_yield(State *S) { return vm_coro_transfer(S, NULL, vm_gettop(S), NULL); }
+
+static int wrap_after(State *S, State *co, int n) {
     if (n < 0) {
         Value e = S->top[-1];
         if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
@@ -53,6 +58,11 @@ static int auxwrap(State *S) {
         vm_error_value(S, e);
     }
     return n;
+}
+
+static int auxwrap(State *S) {
+    State *co = vm_upvalue(S, 1)->u.th;
+    return vm_coro_transfer(S, co, vm_gettop(S), wrap_after);
 }
 
 static int co_wrap(State *S) {
