@@ -10,7 +10,6 @@ import collections
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -144,10 +143,14 @@ def _become_subreaper():
         _subreaper.append(True)
 
 
-def _limit_memory(mb):
-    def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
-    return apply
+def _limited(argv, mb):
+    """[argv] run under an address-space limit of [mb] MiB: a /bin/sh sets it (ulimit -v,
+    KiB) and execs the program, which keeps the pid, the process group and the status. Not a
+    preexec_fn: that runs Python in the forked child, which can deadlock on a lock another
+    thread of this process held at the fork (the Python manual says so; bytecode_bad, whose
+    runs start from a thread pool with timers running, saw two runs of instant refusals time
+    out at 10 s)."""
+    return ["/bin/sh", "-c", 'ulimit -v %d && exec "$@"' % (mb << 10), "sh", *argv]
 
 
 def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=False, mem_limit_mb=None,
@@ -161,7 +164,6 @@ def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=Fal
             inp.write(stdin.encode() if isinstance(stdin, str) else stdin)
             inp.seek(0)
         stdin_f = inp if stdin is not None else subprocess.DEVNULL
-        preexec = _limit_memory(mem_limit_mb) if mem_limit_mb else None
         start = time.perf_counter()
         try:
             if exact_rss:
@@ -175,8 +177,8 @@ def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=Fal
                 with os.fdopen(rfd) as f:
                     pid, proc = int(f.read().strip()), None
             else:
-                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin_f, stdout=out, stderr=err,
-                                        start_new_session=new_session, preexec_fn=preexec)
+                proc = subprocess.Popen(_limited(argv, mem_limit_mb) if mem_limit_mb else argv, cwd=cwd, env=env,
+                                        stdin=stdin_f, stdout=out, stderr=err, start_new_session=new_session)
                 pid = proc.pid
         except (OSError, ValueError) as e:
             return Run(127, b"", str(e).encode())
