@@ -147,9 +147,9 @@ def _limited(argv, mb):
     """[argv] run under an address-space limit of [mb] MiB: a /bin/sh sets it (ulimit -v,
     KiB) and execs the program, which keeps the pid, the process group and the status. Not a
     preexec_fn: that runs Python in the forked child, which can deadlock on a lock another
-    thread of this process held at the fork (the Python manual says so; bytecode_bad, whose
-    runs start from a thread pool with timers running, saw two runs of instant refusals time
-    out at 10 s)."""
+    thread of this process held at the fork (the Python manual warns of it). bytecode_bad
+    starts its runs from a thread pool, with timers running; two of its runs, refusals that
+    take 0.04 s, once timed out at 10 s at a load average of 14, which either may explain."""
     return ["/bin/sh", "-c", 'ulimit -v %d && exec "$@"' % (mb << 10), "sh", *argv]
 
 
