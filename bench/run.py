@@ -32,6 +32,9 @@ sys.path.insert(0, str(next(d / "pylib" for d in pathlib.Path(__file__).resolve(
 import tandem_harness as th  # noqa: E402  (pylib/README.md: the one bootstrap of a script run by hand)
 
 PROGRAMS = os.path.join(th.REPO, "bench", "programs")
+# --suite: bench/suite's single-threaded programs (the mt_* ones need the thread
+# library, which lua5.4 and luajit do not have); each takes its scale as argument.
+SUITE = os.path.join(th.REPO, "bench", "suite")
 
 
 # Tandem configurations when no --config is given.
@@ -187,6 +190,10 @@ def main():
     ap.add_argument("--extra-arg", action="append", default=[],
                     help="option passed to tandem before the program, in every "
                     "configuration, after its own options (repeatable)")
+    ap.add_argument("--suite", action="store_true",
+                    help="run bench/suite's single-threaded programs instead of bench/programs")
+    ap.add_argument("--scale", default="1",
+                    help="with --suite: the scale argument passed to every program (default 1)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per run")
     ap.add_argument("--csv", help="also write the results to this CSV file")
     opts = ap.parse_args(th.join_extra_args(sys.argv[1:]))
@@ -216,12 +223,17 @@ def main():
     if "lua5.4" not in names:
         print("note: without lua5.4 the outputs are not checked")
 
-    programs = sorted(f for f in os.listdir(PROGRAMS) if f.endswith(".lua"))
+    folder = SUITE if opts.suite else PROGRAMS
+    programs = sorted(f for f in os.listdir(folder)
+                      if f.endswith(".lua") and not (opts.suite and f.startswith("mt_")))
+    prog_args = [opts.scale] if opts.suite else []
     if opts.only:
         programs = [p for p in programs if any(o in p[:-4] for o in opts.only)]
     if not programs:
         sys.exit("run.py: no program matches")
 
+    print("programs: %s%s" % (os.path.relpath(folder, th.REPO),
+                              " (scale %s)" % opts.scale if opts.suite else ""))
     print("runs: %d per implementation, interleaved; implementations:" % opts.runs)
     width = max(len(n) for n in names)
     for impl in impls:
@@ -235,7 +247,7 @@ def main():
             for impl in sorted(impls, key=lambda i: i.name != "lua5.4"):
                 st = stats[impl.name]
                 # exact_rss: the program's own peak RSS, not this Python process's
-                r = th.run_once(impl.argv + [prog], cwd=PROGRAMS, timeout=opts.timeout, exact_rss=True)
+                r = th.run_once(impl.argv + [prog] + prog_args, cwd=folder, timeout=opts.timeout, exact_rss=True)
                 status, out, err = r.code, r.stdout, r.stderr
                 st.times.append(r.seconds)
                 st.cpu.append(r.cpu_s)

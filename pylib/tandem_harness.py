@@ -130,7 +130,8 @@ class Run:
 # Linux records in ru_maxrss the resident size a process had when it called exec, so a
 # program started straight from this (15 MB) Python process would never show less than
 # 15 MB. With exact_rss a small /bin/sh starts it in the background, says its pid and exits;
-# as a child subreaper this process inherits the program and waits for it itself.
+# as a child subreaper this process inherits the program and waits for it itself. The
+# program is held (a read of a pipe this process closes) until sh is gone.
 PR_SET_CHILD_SUBREAPER = 36
 _subreaper = []
 
@@ -168,12 +169,20 @@ def run_once(argv, cwd=None, env=None, stdin=None, timeout=None, new_session=Fal
         try:
             if exact_rss:
                 _become_subreaper()
+                # The program waits (reading [go]) until sh has exited and been reaped: a
+                # program that ended while sh still ran was sometimes reaped by sh itself
+                # (17 of 300 runs of /bin/false), and its status and usage were lost.
                 rfd, wfd = os.pipe()
-                launcher = '"$@" %d>&- & echo $! >&%d' % (wfd, wfd)
+                go_r, go_w = os.pipe()
+                # sh gives a background job /dev/null for stdin: fd 9 keeps the real one.
+                launcher = ('exec 9<&0; { read -r _ <&%d; exec "$@" %d<&- <&9 9<&-; } %d>&- & echo $! >&%d'
+                            % (go_r, go_r, wfd, wfd))
                 sh = subprocess.Popen(["/bin/sh", "-c", launcher, "sh", *argv], cwd=cwd, env=env, stdin=stdin_f,
-                                      stdout=out, stderr=err, pass_fds=(wfd,), start_new_session=new_session)
+                                      stdout=out, stderr=err, pass_fds=(wfd, go_r), start_new_session=new_session)
                 os.close(wfd)
+                os.close(go_r)
                 sh.wait()
+                os.close(go_w)  # end of file: the program starts
                 with os.fdopen(rfd) as f:
                     pid, proc = int(f.read().strip()), None
             else:
