@@ -30,26 +30,43 @@
  * ring as a slow analyzer does. The owner then sets [finished] (release); a helper that
  * acquires it drops its entry; the last holder of the Sharded frees it.
  *
- * Idle analyzers back off: pause, then sched_yield, then sleeps doubling up to 50 us, the
- * time a producer at ~1 G events/s needs to fill 1/40 of a 2 MiB ring, so a sleeping
- * analyzer wakes long before the producer has to block. The time spent backing off is the
- * rings' idle_ns (CabStats), measured only while idle. */
+ * Idle analyzers back off: pause, then sched_yield, then sleeps doubling up to
+ * CAB_ANALYZER_SLEEP_NS (50 us), the time a producer at ~1 G events/s needs to fill a fifth of a
+ * 2 MiB ring, so a sleeping analyzer wakes long before the producer has to block. The time
+ * spent backing off is the rings' idle_ns (CabStats), measured only while idle.
+ *
+ * Idle sleeps: when every ring an analyzer serves has a low producer share (a sampled
+ * producer, -Xsample.mode=code: at -Xprofile.always's 0.2% it emits events in 1 tick of
+ * 500), the sleeps go on doubling up to the least of the rings' idle_sleep_ns (a quarter of
+ * the ring at the share's peak rate, at most CAB_IDLE_SLEEP_MAX_NS, 4 ms): polling every 50
+ * us, an always-on analyzer woke 16,000 times a second to find nothing (4,881 sleeps in a
+ * 0.3 s run of bench/suite/richards.lua), keeping the second CPU busy for the program's
+ * whole run. A sleep above CAB_ANALYZER_SLEEP_NS waits on the pool's futex word [wake] instead
+ * of nanosleep, so that what must not wait that long ends it: a registration or hand-over
+ * (a new ring may have a share of 1), cab_close (the program's exit waits for the drain),
+ * the shutdown. Each of those changes its state first, then adds to [wake]
+ * (seq_cst) and wakes; the analyzer reads [wake] (seq_cst) before each round and sleeps
+ * only if it still holds that value (FUTEX_WAIT compares atomically), so a change made
+ * after its read is either seen by the round or ends the sleep at once. */
 #include "cab_internal.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Chunks an analyzer takes from one ring before moving to the next: round-robin fairness
  * without a per-chunk switch. */
 #define ANALYZER_CHUNKS_PER_TURN 16
 #define ANALYZER_SPINS 64
 #define ANALYZER_YIELDS 16
-#define ANALYZER_SLEEP_MAX_NS 50000
 
 #define SHARD_QUEUE 8 /* copies in flight per helper shard (power of two) */
 
@@ -115,6 +132,7 @@ struct CabAnalyzerPool {
     int cap; /* slots in a: n, plus one spare */
     Analyzer *a;
     uint32_t stop; /* release store in shutdown, acquire load in the threads */
+    uint32_t wake; /* futex word of the long idle sleeps: "Idle sleeps" above */
     CabAnalyzerFaults faults; /* set before any ring is registered */
 };
 
@@ -148,20 +166,47 @@ static void pick_up(Analyzer *a) {
     pthread_mutex_unlock(&a->mu);
 }
 
-static void backoff(unsigned idle) {
+void cab_wake_word(uint32_t *w) {
+    __atomic_fetch_add(w, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void wake_pool(CabAnalyzerPool *pool) { cab_wake_word(&pool->wake); }
+
+/* The longest idle sleep for [a]'s rings (see "Idle sleeps"): a shard helper's entry polls
+ * at the shortest pace, as its owner's producer may have a share of 1. */
+static uint64_t sleep_cap(const Analyzer *a) {
+    uint64_t cap = CAB_IDLE_SLEEP_MAX_NS;
+    for (size_t i = 0; i < a->n; i++) {
+        const Served *s = &a->rings[i];
+        uint64_t ns = s->ring ? s->ring->idle_sleep_ns : CAB_ANALYZER_SLEEP_NS;
+        if (ns < cap) cap = ns;
+    }
+    return cap;
+}
+
+/* [seen]: the pool's [wake] as read before the round that found nothing. True when it slept. */
+static bool backoff(Analyzer *a, unsigned idle, uint32_t seen) {
     if (idle < ANALYZER_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-    } else if (idle < ANALYZER_SPINS + ANALYZER_YIELDS) {
-        sched_yield();
-    } else {
-        unsigned k = idle - ANALYZER_SPINS - ANALYZER_YIELDS;
-        long ns = k < 6 ? 1000L << k : ANALYZER_SLEEP_MAX_NS;
-        if (ns > ANALYZER_SLEEP_MAX_NS) ns = ANALYZER_SLEEP_MAX_NS;
-        struct timespec ts = {0, ns};
-        nanosleep(&ts, NULL);
+        return false;
     }
+    if (idle < ANALYZER_SPINS + ANALYZER_YIELDS) {
+        sched_yield();
+        return false;
+    }
+    unsigned k = idle - ANALYZER_SPINS - ANALYZER_YIELDS; /* sleeps double from 1 us */
+    uint64_t cap = sleep_cap(a);
+    uint64_t ns = k < 12 ? 1000u << k : cap;
+    if (ns > cap) ns = cap;
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    if (ns <= CAB_ANALYZER_SLEEP_NS)
+        nanosleep(&ts, NULL);
+    else /* relative timeout; EAGAIN (woken already), EINTR and ETIMEDOUT all just end it */
+        syscall(SYS_futex, &a->pool->wake, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    return true;
 }
 
 static void *analyzer_main(void *arg);
@@ -210,10 +255,12 @@ static bool hand_to(Analyzer *to, const Served *v, size_t k) {
         to->incoming[to->nin] = v[i];
         to->incoming[to->nin++].since = 0;
         rings += v[i].ring != NULL;
+        if (v[i].ring) __atomic_store_n(&v[i].ring->wake, &to->pool->wake, __ATOMIC_RELAXED);
     }
     __atomic_fetch_add(&to->load, rings, __ATOMIC_RELAXED);
     __atomic_store_n(&to->waiting, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&to->mu);
+    wake_pool(to->pool); /* it may sleep long: "Idle sleeps" */
     return true;
 }
 
@@ -396,6 +443,7 @@ static void *analyzer_main(void *arg) {
         ph.t0 = now_ns();
     }
     for (;;) {
+        uint32_t seen = __atomic_load_n(&a->pool->wake, __ATOMIC_SEQ_CST); /* "Idle sleeps" */
         if (__atomic_load_n(&a->waiting, __ATOMIC_ACQUIRE)) pick_up(a);
         uint64_t round_t0 = ph.fn ? now_ns() : 0;
         size_t progress = 0;
@@ -471,12 +519,14 @@ static void *analyzer_main(void *arg) {
          * each backoff. Clock reads for it only while idle; a busy analyzer reads the clock only
          * around each turn that found something (busy_ns). */
         if (idle == 0) idle_mark = now_ns();
-        backoff(idle++);
+        bool slept = backoff(a, idle++, seen);
         uint64_t t = now_ns();
         for (size_t i = 0; i < a->n; i++) {
             Served *s = &a->rings[i];
+            if (s->ring == NULL) continue; /* a shard's entry */
             uint64_t from = s->since > idle_mark ? s->since : idle_mark;
-            if (t > from && s->ring != NULL) cab_ring_add_idle_ns(s->ring, t - from); /* not a shard's entry */
+            if (t > from) cab_ring_add_idle_ns(s->ring, t - from);
+            s->ring->idle_sleeps += slept;
         }
         idle_mark = t;
     }
@@ -555,12 +605,14 @@ int cab_analyzer_register(CabAnalyzerPool *pool, CabRing *r, const CabConsumer *
             abort();
         }
     }
+    if (nshards > 1) wake_pool(pool);
     return which;
 }
 
 void cab_analyzer_shutdown(CabAnalyzerPool *pool) {
     if (!pool) return;
     __atomic_store_n(&pool->stop, 1, __ATOMIC_RELEASE);
+    wake_pool(pool);
     /* pool->n is read again after each join: a dying analyzer may have started the spare
      * before it ended. */
     for (int i = 0; i < __atomic_load_n(&pool->n, __ATOMIC_ACQUIRE); i++) {

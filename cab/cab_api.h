@@ -85,10 +85,15 @@ typedef struct CabConfig {
                             in (0, 1]; at 1 every event is read */
     CabFull full;        /* exhaustive mode, when the ring is full; self and adaptive need
                             the consume function (cab_analyzer_register sets it) */
+    double producer_share; /* the most of a fully instrumented program's event rate the
+                            producer reaches, in (0, 1] (0: 1): -Xsample.mode=code's rate.
+                            An idle analyzer polls a ring of a low share less often
+                            (cab_analyzer.c, "Idle sleeps"): a producer must never emit
+                            faster than its share says */
 } CabConfig;
 
 /* Fill [cfg] with the defaults: CAB transport, exhaustive, 2 MiB ring, chunk = 4 x L1d from
- * hwloc (128 KiB if unknown), 64-byte bursts, rate 1, a full ring blocks. */
+ * hwloc (128 KiB if unknown), 64-byte bursts, rate 1, a full ring blocks, producer share 1. */
 void cab_config_default(CabConfig *cfg);
 
 /* NULL if [cfg] is acceptable, else a message naming the field, its value and the rule, e.g.
@@ -332,6 +337,9 @@ typedef struct CabStats {
                           that thread spent idle, with nothing ready in any of its rings,
                           while it served this ring. Other consumers report it through
                           cab_ring_add_idle_ns */
+    uint64_t idle_sleeps; /* C: the analyzer thread's sleeps while idle (pauses and yields
+                          not counted), while it served this ring: how often it woke to
+                          find nothing ("Idle sleeps", cab_analyzer.c) */
     uint64_t flushes;  /* P: cab_flush calls, cab_close's included */
     uint64_t self_chunks; /* C: the part of [chunks] the producer analysed itself on a full
                           ring (CAB_FULL_SELF, CAB_FULL_ADAPTIVE) */

@@ -29,6 +29,15 @@ struct CabRing {
     CabConsumeFn self_fn; /* cab_ring_set_self: what the producer analyses its full ring with */
     void *self_ctx;
     int ncpus;            /* CAB_FULL_ADAPTIVE: online CPUs, read once */
+    void *map;            /* the mapping [slots] lies in (mmap: zero pages, faulted in as
+                             the producer first writes them), and its length */
+    size_t map_bytes;
+
+    /* ---- the analyzers' pace (cab_analyzer.c) ---- */
+    uint64_t idle_sleep_ns;   /* longest sleep of an idle analyzer serving this ring, from
+                                 the producer's share (cab_idle_sleep_ns); set at creation */
+    uint32_t *wake;           /* the pool's wake word (set at registration), NULL before:
+                                 cab_close wakes the pool through it */
 
     /* ---- the consumer side's owner (cab_ring.c, "Full ring") ---- */
     alignas(CAB_LINE) uint32_t owner; /* CAB_OWNER_*: CAS NONE -> X with acquire takes the
@@ -58,6 +67,7 @@ struct CabRing {
     uint64_t self_chunks, self_ns;   /* CabStats: analysed by the producer, and its time */
     uint64_t busy_ns;                /* cab_ring_add_busy_ns */
     uint64_t idle_ns;                /* cab_ring_add_idle_ns */
+    uint64_t idle_sleeps;            /* the analyzer's (cab_analyzer.c) */
     uint64_t sample_rng;             /* sampling: xorshift64* state choosing the bursts */
     bool sample_contig;              /* sampling: the last burst was read and the next
                                         follows it in the stream (no gap to announce) */
@@ -76,6 +86,18 @@ extern uint64_t cab_redirect_word;
 void cab_wait_zero(CabRing *r, const uint64_t *w);
 
 enum { CAB_OWNER_NONE, CAB_OWNER_CONSUMER, CAB_OWNER_PRODUCER };
+
+/* Idle analyzers (cab_analyzer.c): their sleeps grow up to CAB_ANALYZER_SLEEP_NS while any ring
+ * they serve has a producer share of 1 (the time a producer at ~1 G events/s needs to fill a
+ * fifth of a 2 MiB ring, so a sleeping analyzer wakes long before the producer has to block);
+ * with lower shares, up to the time such a producer needs to fill a quarter of the ring at
+ * its share (CAB_PEAK_EVENTS_PER_US), at most CAB_IDLE_SLEEP_MAX_NS. */
+#define CAB_ANALYZER_SLEEP_NS 50000
+#define CAB_IDLE_SLEEP_MAX_NS 4000000
+#define CAB_PEAK_EVENTS_PER_US 1000
+uint64_t cab_idle_sleep_ns(size_t nslots, double share);
+/* Wake the sleepers of the pool whose wake word is [w] (cab_analyzer.c). */
+void cab_wake_word(uint32_t *w);
 
 /* Relaxed/acquire/release helpers, so each use site names its order. */
 static inline uint64_t load_acq(const uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }

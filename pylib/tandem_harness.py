@@ -270,7 +270,7 @@ def probe(cab_bench):
 _COUNTERS = (r"produced (\d+) consumed (\d+) dropped (\d+) chunks (\d+) blocks (\d+) blocked ([0-9.]+) ms")
 _ANALYSED = (r" analysed: by the analyzer (\d+) chunks ([0-9.]+) ms, by the program thread (\d+) chunks ([0-9.]+) ms")
 _RE_CAB = re.compile(r"\[stats\] cab (thread \d+|carrier \d+): " + _COUNTERS +
-                     r" analyzer (-?\d+) idle ([0-9.]+) ms waits outside safepoints (\d+)" + _ANALYSED)
+                     r" analyzer (-?\d+) idle ([0-9.]+) ms \((\d+) sleeps\) waits outside safepoints (\d+)" + _ANALYSED)
 _RE_TOTAL = re.compile(r"\[stats\] cab total: " + _COUNTERS + r" waits outside safepoints (\d+)" + _ANALYSED)
 _RE_TOPOLOGY = re.compile(r"\[stats\] topology: (.*)")
 _RE_APP_CPUS = re.compile(r"\[stats\] placement: application threads on CPU\(s\) ([0-9,-]+)")
@@ -295,7 +295,7 @@ class Stats:
     """The -Xstats lines of a run's stderr. total: {produced, consumed, dropped, chunks, blocks,
     blocked_ms, waits_outside, analyzer_chunks, analyzer_busy_ms, self_chunks, self_ms,
     line} of the "cab total" line, None without one (no -Xstats,
-    no profile, or os.exit); cabs: the same per CAB with who, analyzer, idle_ms; topology and
+    no profile, or os.exit); cabs: the same per CAB with who, analyzer, idle_ms, idle_sleeps; topology and
     app_cpus: those lines' text, or None."""
 
     def __init__(self, stderr):
@@ -303,7 +303,7 @@ class Stats:
         for m in _RE_CAB.finditer(stderr):
             c = _counters(m, 2)
             c.update(who=m.group(1), analyzer=int(m.group(8)), idle_ms=float(m.group(9)),
-                     waits_outside=int(m.group(10)), **_analysed(m, 11))
+                     idle_sleeps=int(m.group(10)), waits_outside=int(m.group(11)), **_analysed(m, 12))
             self.cabs.append(c)
         self.total = None
         for m in _RE_TOTAL.finditer(stderr):

@@ -322,6 +322,11 @@ static VmProfStream *stream_new(uint64_t thread_id, int carrier) {
         CabConfig cfg = o->cab;
         /* the enqueue stage samples too: its ring never blocks, and nobody reads it */
         cfg.mode = s->kind == VM_PS_SAMPLING ? CAB_MODE_SAMPLING : CAB_MODE_EXHAUSTIVE;
+        /* -Xsample.mode=code: events only inside windows, a fraction [rate] of the ticks at
+         * most (the adaptive rate only lowers it), so the idle analyzer may poll the ring
+         * less often (cab_analyzer.c, "Idle sleeps"). The profile library's phases never
+         * have rings (vm_prof_phase_begin: sequential). */
+        if (vm_sample_code && !vm_sample_phase) cfg.producer_share = vm_sample_opts.rate;
         CabBlockHooks hooks = {.block_begin = stream_block_begin, .block_wait = stream_block_wait, .ctx = s};
         const char *err = NULL;
         s->ring = cab_ring_new(&cfg, &hooks, &s->prod, &err);
@@ -710,11 +715,11 @@ void vm_prof_print_stats(FILE *f) {
         stream_name(s, who, sizeof who);
         fprintf(f,
                 "[stats] cab %s: produced %llu consumed %llu dropped %llu chunks %llu blocks %llu blocked %.3f ms"
-                " analyzer %d idle %.3f ms waits outside safepoints %llu"
+                " analyzer %d idle %.3f ms (%llu sleeps) waits outside safepoints %llu"
                 " analysed: by the analyzer %llu chunks %.3f ms, by the program thread %llu chunks %.3f ms\n",
                 who, (unsigned long long)c.produced, (unsigned long long)c.consumed, (unsigned long long)c.dropped,
                 (unsigned long long)c.chunks, (unsigned long long)c.blocks, (double)c.blocked_ns / 1e6, s->analyzer,
-                (double)c.idle_ns / 1e6, (unsigned long long)s->unsafe_waits,
+                (double)c.idle_ns / 1e6, (unsigned long long)c.idle_sleeps, (unsigned long long)s->unsafe_waits,
                 (unsigned long long)(c.chunks - c.self_chunks), (double)c.busy_ns / 1e6,
                 (unsigned long long)c.self_chunks, (double)c.self_ns / 1e6);
         if (c.nshards > 1) {

@@ -368,6 +368,37 @@ static void test_cab_analyzer_phase_observer(void **state) {
     assert_true(longest_idle >= 10 * 1000 * 1000);
 }
 
+/* A ring of a low producer share (-Xprofile.always's 0.2%): through 40 ms with nothing to
+ * read, the idle analyzer's sleeps double up to 4 ms (cab_analyzer.c, "Idle sleeps"), so it
+ * wakes at most 12 times on the way up (1 us .. 2 ms), then once per 4 ms, plus once for the
+ * registration, the close and the shutdown. At the 50 us of a share of 1 it would sleep
+ * hundreds of times. The close ends the sleep: the residue is drained. */
+static void test_cab_analyzer_idle_sleeps_follow_the_share(void **state) {
+    (void)state;
+    for (int low = 1; low >= 0; low--) {
+        CabAnalyzerPool *pool = cab_analyzer_start(1, NULL, NULL);
+        Stream s = {.id = 9, .next = 1, .total = 5};
+        CabConfig c = {.producer_share = low ? 0.002 : 1}; /* the default 2 MiB ring: 4 ms */
+        s.ring = cab_ring_new(&c, NULL, &s.prod, NULL);
+        assert_non_null(s.ring);
+        CabConsumer cons = {.consume = consume, .done = done, .ctx = &s};
+        cab_analyzer_register(pool, s.ring, &cons, 0);
+        uint64_t t0 = now_ns();
+        struct timespec ts = {0, 40 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        producer_main(&s); /* 5 events, then the close */
+        cab_analyzer_shutdown(pool);
+        double ms = (double)(now_ns() - t0) * 1e-6;
+        print_message("share %s: %llu sleeps in %.1f ms\n", low ? "0.002" : "1",
+                      (unsigned long long)s.final.idle_sleeps, ms);
+        assert_int_equal(s.done_calls, 1);
+        assert_int_equal(s.seen, 5);
+        assert_int_equal(s.bad, 0);
+        if (low) assert_true(s.final.idle_sleeps <= 12 + (uint64_t)(ms / 4) + 3);
+        assert_true(s.final.idle_sleeps >= 1);
+    }
+}
+
 static void test_cab_analyzer_start_rejects_zero(void **state) {
     (void)state;
     const char *err = NULL;
@@ -400,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_cab_analyzer_shards_see_everything_in_order),
         cmocka_unit_test(test_cab_analyzer_idle_time),
         cmocka_unit_test(test_cab_analyzer_phase_observer),
+        cmocka_unit_test(test_cab_analyzer_idle_sleeps_follow_the_share),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
         cmocka_unit_test(test_cab_topology_basics),
     };

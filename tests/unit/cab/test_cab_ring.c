@@ -95,11 +95,39 @@ static void test_cab_config_check_errors(void **state) {
     expect_config_error(c, "sampling rate 1.5");
     c.sample_rate = -0.5;
     expect_config_error(c, "sampling rate -0.5");
+    c = cfg_of(T, E, 16 << 10, 4 << 10);
+    c.producer_share = 1.5;
+    expect_config_error(c, "producer share 1.5 is not in (0, 1]");
+    c.producer_share = -0.25;
+    expect_config_error(c, "producer share -0.25");
     expect_config_error(cfg_of(CAB_TRANSPORT_NWAY, CAB_MODE_SAMPLING, 16 << 10, 4 << 10),
                         "sampling mode needs the cab transport");
     assert_null(cab_config_check(&(CabConfig){0})); /* all defaults */
     c = cfg_of(T, E, 12 << 10, 4 << 10); /* 3 chunks: the smallest ring */
     assert_null(cab_config_check(&c));
+}
+
+/* The idle analyzer's longest sleep for a ring (cab_analyzer.c, "Idle sleeps"): a quarter of
+ * the ring at 1 G events/s times the producer's share, within [50 us, 4 ms]. */
+static void test_cab_idle_sleep_from_share(void **state) {
+    (void)state;
+    size_t slots = (2 << 20) / 8; /* the default ring */
+    assert_int_equal(cab_idle_sleep_ns(slots, 1.0), 50000);
+    assert_int_equal(cab_idle_sleep_ns(slots, 0.5), 131072);   /* 65536 events at 0.5 / ns */
+    assert_int_equal(cab_idle_sleep_ns(slots, 0.05), 1310720); /* ... at 0.05 / ns */
+    assert_int_equal(cab_idle_sleep_ns(slots, 0.002), 4000000); /* -Xprofile.always: the ceiling */
+    assert_int_equal(cab_idle_sleep_ns(3 * 512, 0.5), 50000);   /* a small ring: the floor */
+    CabConfig c = {.producer_share = 0.002};
+    CabProducer p;
+    CabRing *r = cab_ring_new(&c, NULL, &p, NULL);
+    assert_non_null(r);
+    assert_int_equal(r->idle_sleep_ns, 4000000);
+    assert_true(cab_ring_config(r)->producer_share == 0.002);
+    cab_ring_free(r);
+    r = cab_ring_new(&(CabConfig){0}, NULL, &p, NULL);
+    assert_true(cab_ring_config(r)->producer_share == 1.0); /* 0: the default */
+    assert_int_equal(r->idle_sleep_ns, 50000);
+    cab_ring_free(r);
 }
 
 static void test_cab_config_default_chunk_from_l1d(void **state) {
@@ -576,6 +604,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cab_config_check_errors),
         cmocka_unit_test(test_cab_config_default_chunk_from_l1d),
+        cmocka_unit_test(test_cab_idle_sleep_from_share),
         cmocka_unit_test(test_cab_ring_new_layout),
         cmocka_unit_test(test_cab_consume_in_order_smallest_rings),
         cmocka_unit_test(test_cab_consume_in_order_default_ring),
