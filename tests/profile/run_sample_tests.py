@@ -29,6 +29,10 @@ profile as the oracle.
              drops, and the estimated call count of sample_known.lua's hottest function is
              within 4 standard deviations of a binomial model of the ticks sampled at each
              rate, weighted as the analyses weight them (EV_RATE), of the exhaustive count.
+  always     -Xprofile.always: the call graph and the call tree, both estimates, by sampled code
+             at 0.2% in windows of 32 ticks, adaptive (-Xstats); options given explicitly win;
+             the idle analyzer of its low-rate ring sleeps long (-Xstats: its mean sleep
+             above 200 us, where a ring of an exhaustive producer is polled every 50 us at most).
   options    bad -Xsample.* values and combinations are refused (exit 2), naming the option.
 """
 import argparse
@@ -299,6 +303,37 @@ def test_options(tandem):
         check(f"options: tandem -X lists -X{opt}", code == 0 and ("-X" + opt) in so + se, (so + se)[-300:])
 
 
+# ----------------------------------------------------------------------------------------
+# always: the always-on preset
+# ----------------------------------------------------------------------------------------
+SAMPLE_CODE_RE = re.compile(r"\[stats\] sample code: rate ([0-9.e-]+) window (\d+) ticks")
+
+
+def test_always(tandem, extra, rate, window):
+    name = "always" + ("".join(" " + e for e in extra))
+    with tempfile.TemporaryDirectory(prefix="tandem_sample_") as d:
+        out = os.path.join(d, "p.json")
+        code, so, se = run(tandem, ["-Xprofile.always", *extra, "-Xprofile.format=json", "-Xprofile.out=" + out,
+                                    "-Xstats", "-Xsample.seed=1", KNOWN])
+        rep = open(out, encoding="utf-8").read() if os.path.exists(out) else ""
+    check.bump("runs")
+    if not check(f"{name}: runs", code == 0 and rep, se[-800:]):
+        return
+    docs = th.json_docs(rep)
+    check(f"{name}: a call graph and a call tree, both estimates",
+          [d["analysis"] for d in docs] == ["callgraph", "calltree"] and all(0 < d.get("sample_rate", 1) < 1 for d in docs),
+          rep[:400])
+    m = SAMPLE_CODE_RE.search(se)
+    check(f"{name}: sampled code at rate {rate:g} in windows of {window} ticks",
+          m is not None and float(m.group(1)) == rate and int(m.group(2)) == window, se[-1200:])
+    check(f"{name}: adaptive", "[stats] sample adaptive:" in se, se[-1200:])
+    cabs = th.Stats(se).cabs
+    if check(f"{name}: -Xstats shows the ring", len(cabs) == 1, se[-1200:]) and not extra:
+        c = cabs[0]
+        check(f"{name}: the idle analyzer sleeps long ({c['idle_ms']:.1f} ms in {c['idle_sleeps']} sleeps)",
+              c["idle_sleeps"] >= 1 and c["idle_ms"] / c["idle_sleeps"] > 0.2, c["line"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tandem", required=True)
@@ -350,6 +385,8 @@ def main():
                     test_adaptive(tandem, delay, seed, th.json_docs(rep)[0])
     tasks.append(adaptive_tasks)
     tasks.append(lambda: test_options(tandem))
+    tasks.append(lambda: test_always(tandem, [], 0.002, 32))
+    tasks.append(lambda: test_always(tandem, ["-Xsample.rate=1%", "-Xsample.window=64"], 0.01, 64))
 
     check.run_tasks(tasks, a.jobs)
     if RATIOS:
