@@ -30,7 +30,8 @@ profile as the oracle.
              within 4 standard deviations of a binomial model of the ticks sampled at each
              rate, weighted as the analyses weight them (EV_RATE), of the exhaustive count.
   always     -Xprofile.always: the call graph and the call tree, both estimates, by sampled code
-             at 0.2% in windows of 32 ticks, adaptive (-Xstats); options given explicitly win;
+             at 0.2% in windows of 32 ticks, adaptive, the program not pinned (-Xstats); options
+             given explicitly win;
              the idle analyzer of its low-rate ring sleeps long (-Xstats: its mean sleep
              above 200 us, where a ring of an exhaustive producer is polled every 50 us at most).
   options    bad -Xsample.* values and combinations are refused (exit 2), naming the option.
@@ -327,6 +328,12 @@ def test_always(tandem, extra, rate, window):
     check(f"{name}: sampled code at rate {rate:g} in windows of {window} ticks",
           m is not None and float(m.group(1)) == rate and int(m.group(2)) == window, se[-1200:])
     check(f"{name}: adaptive", "[stats] sample adaptive:" in se, se[-1200:])
+    if not extra:
+        check(f"{name}: the program is not pinned", "placement: not pinned (-Xprofile.always" in se, se[-1200:])
+    elif "-Xaffinity=auto" in extra:
+        check(f"{name}: -Xaffinity=auto given: pinned where there are cores to keep",
+              "placement: application threads on CPU(s)" in se or "placement: not pinned (one core" in se
+              or "placement: not pinned (topology unknown" in se, se[-1200:])
     cabs = th.Stats(se).cabs
     if check(f"{name}: -Xstats shows the ring", len(cabs) == 1, se[-1200:]) and not extra:
         c = cabs[0]
@@ -386,7 +393,7 @@ def main():
     tasks.append(adaptive_tasks)
     tasks.append(lambda: test_options(tandem))
     tasks.append(lambda: test_always(tandem, [], 0.002, 32))
-    tasks.append(lambda: test_always(tandem, ["-Xsample.rate=1%", "-Xsample.window=64"], 0.01, 64))
+    tasks.append(lambda: test_always(tandem, ["-Xsample.rate=1%", "-Xsample.window=64", "-Xaffinity=auto"], 0.01, 64))
 
     check.run_tasks(tasks, a.jobs)
     if RATIOS:
