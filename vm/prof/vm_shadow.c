@@ -49,13 +49,12 @@
  * given load a shadow covered half as much; a shadow compiling its twins costs about 11 M
  * instructions (jit_encode) there, once per shadow.
  *
- * The scheduler (the paper's load, as a budget of CPU time: see MIN_CPU_NS): at each check,
- * every min(length / 4, CHECK_TICKS) ticks on average (drawn at random between half and one
- * and a half of it, so checks do not alias with a period of the program), when fewer shadows
- * than the ceiling are alive (the slots), the program has run length / max(load, 1) ticks
- * since the last fork or the ticks the last shadow ran (the spacing rule, vm_shadow_flip), and
- * the budget allows a new shadow 20 ms of CPU, the program forks; the shadow thread stops the live
- * shadows when the budget is spent. Native threads: only while the main thread is the only
+ * The scheduler (the paper's load): at each check, every length / 4 ticks on average (drawn
+ * at random between half and one and a half of it, so checks do not alias with a period of
+ * the program), the number of live shadows is added to a running integral over the program's
+ * ticks; when the average so far is below -Xshadow.load, fewer than its ceiling are alive
+ * (the slots), and the program has run length / max(load, 1) ticks since the last fork (the
+ * spacing rule, vm_shadow_flip), the program forks. Native threads: only while the main thread is the only
  * language thread (fork keeps one thread: the paper's limitation); green threads on one
  * carrier: every green thread lives in the carrier's memory, so the shadow runs them all;
  * several carriers: the forking carrier first gathers the others (vm_green_gather: each
@@ -156,6 +155,7 @@ static struct {
     pthread_mutex_t lock; /* checks of several native threads (forks only single-threaded) */
     uint64_t ticks;       /* program ticks seen by checks */
     uint64_t next_ok;     /* no fork before the program's ticks reach this (the spacing rule) */
+    uint64_t start_ns;    /* the run's start (vm_shadow_start): the load's budget accrues from it */
     uint64_t last_seq;    /* the latest fork's shadow (its collect may move next_ok back) */
     uint64_t fork_tick[MAX_SLOTS]; /* the program's ticks at slot i's fork */
     uint64_t rng;
@@ -179,12 +179,10 @@ static uint64_t dead_ns;  /* summed CPU time of the shadows no longer live, thei
 /* The load as a budget of CPU time (-Xshadow.load = L). What a shadow costs the program is a
  * busy core beside it (on this machine's vCPUs any work on the other one slows the program)
  * for as long as the shadow runs, and its fork. So the shadows' summed CPU time may not exceed
- * L x the program's CPU time so far: budget = L x (the process's CPU time but the shadow
- * thread's) - (the CPU time of the shadows gone + that of the live ones, read on their CPU
- * clocks). CPU time, not lives nor the run's wall time: on a loaded machine a shadow waits for
- * the core much of its life (at a load average of 8, lives of 30 ms for 3.6 ms of CPU) and
- * the program for its own, and waiting costs the program nothing; so the budget, the forks
- * and the coverage are those of a quiet machine. A check forks only if the budget
+ * L x the run's time so far: budget(now) = L (now - start) - (the CPU time of the shadows gone
+ * + that of the live ones, read on their CPU clocks). CPU time, not lives: on a loaded machine
+ * a shadow waits for the core much of its life (at a load average of 8, lives of 30 ms for
+ * 3.6 ms of CPU), and waiting costs the program nothing. A check forks only if the budget
  * allows the new shadow MIN_CPU_NS (so that the fork, 1-1.5 ms of the program's time, buys
  * something: below L < 1 the budget is then spent at n - L with n shadows running), and the
  * shadow thread stops the live shadows (STOP_LOAD: each ends at its next piece, its events
@@ -199,21 +197,8 @@ static clockid_t cpuclk[MAX_SLOTS]; /* slot i's shadow's CPU clock (the forking 
 
 static uint64_t used_cpu_ns(int *nlive);
 
-static clockid_t shadow_thread_clk; /* the shadow thread's CPU clock (its analysis is not the
-                                       program's time): written by that thread as it starts,
-                                       before shadow_thread_clk_ok (release) */
-static bool shadow_thread_clk_ok;   /* atomic */
-
-static uint64_t clock_ns(clockid_t c) {
-    struct timespec ts;
-    if (clock_gettime(c, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static double budget_ns(int *nlive) {
-    uint64_t sh = __atomic_load_n(&shadow_thread_clk_ok, __ATOMIC_ACQUIRE) ? clock_ns(shadow_thread_clk) : 0;
-    uint64_t prog = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-    return opt.load * (double)(prog > sh ? prog - sh : 0) - (double)used_cpu_ns(nlive);
+static double budget_ns(uint64_t now, int *nlive) {
+    return opt.load * (double)(now - sched.start_ns) - (double)used_cpu_ns(nlive);
 }
 
 /* The shadow thread sleeps in poll(2) until something is to be done, never on a period: an
@@ -267,7 +252,8 @@ static uint64_t used_cpu_ns(int *nlive) {
         ShadowSlot *s = slot_at(i);
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_RUNNING) continue;
         n++;
-        used += clock_ns(cpuclk[i]);
+        struct timespec ts;
+        if (clock_gettime(cpuclk[i], &ts) == 0) used += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     }
     if (nlive) *nlive = n;
     return used;
@@ -578,7 +564,7 @@ void vm_shadow_flip(void) {
     bool go = !sched.stopping && !sched.forking && n < shm.nslots && sched.ticks >= sched.next_ok;
     if (go) {
         /* the budget must allow the new shadow MIN_CPU_NS, spent at n + 1 - load */
-        double budget = budget_ns(&n);
+        double budget = budget_ns(now_ns(), &n);
         double need = (double)(n + 1) - opt.load > 0 ? ((double)(n + 1) - opt.load) * MIN_CPU_NS : 0.0;
         go = n < shm.nslots && budget >= need;
     }
@@ -721,8 +707,6 @@ static void reap(bool cut) {
     }
 }
 
-#define STOP_SLACK_NS 1000000 /* a shadow ends at its next piece, a millisecond or so later */
-
 /* poll's timeout: until the earliest deadline (a live shadow's watchdog, the end's grace),
  * in ms rounded up, -1 (none) when nothing is live and the program is not ending. The pidfds
  * of the live shadows and wake_fd go into [pf]; returns their count in [*n]. */
@@ -732,9 +716,9 @@ static int next_wait(struct pollfd *pf, int *n, bool stopping) {
      * piece with its events whole: collected as any other); else wake when it will be (it is
      * spent at nlive - load per ns). At a load of nlive or more it is never spent. */
     int nlive;
-    double b = budget_ns(&nlive);
+    double b = budget_ns(now, &nlive);
     if (nlive > 0 && !stopping) {
-        if (b <= STOP_SLACK_NS) {
+        if (b <= 0.0) {
             for (int i = 0; i < shm.nslots; i++) {
                 ShadowSlot *s = slot_at(i);
                 if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_RUNNING &&
@@ -742,10 +726,7 @@ static int next_wait(struct pollfd *pf, int *n, bool stopping) {
                     __atomic_store_n(&s->stop, STOP_LOAD, __ATOMIC_RELAXED);
             }
         } else if ((double)nlive > opt.load) {
-            /* at the soonest: the shadows running all the time and the program not at all;
-             * then the budget is looked at again (a few rounds: each leaves about L / nlive of
-             * it, the program's share meanwhile) */
-            uint64_t d = now + (uint64_t)(b / (double)nlive) + 1;
+            uint64_t d = now + (uint64_t)(b / ((double)nlive - opt.load)) + 1;
             if (d < until) until = d;
         }
     }
@@ -768,8 +749,6 @@ static int next_wait(struct pollfd *pf, int *n, bool stopping) {
 static void *shadow_main(void *arg) {
     (void)arg;
     if (opt.cpu >= 0) cab_topology_bind_self(opt.cpu);
-    if (pthread_getcpuclockid(pthread_self(), &shadow_thread_clk) == 0)
-        __atomic_store_n(&shadow_thread_clk_ok, true, __ATOMIC_RELEASE);
     for (;;) {
         bool stopping = __atomic_load_n(&stop_thread, __ATOMIC_ACQUIRE);
         reap(stopping && now_ns() > end_deadline_ns);
@@ -798,6 +777,7 @@ const char *vm_shadow_start(void) {
     if (m == MAP_FAILED) return "cannot map the shadows' slots";
     shm.base = m;
     shadow_stream = vm_prof_stream_detached();
+    sched.start_ns = now_ns();
     for (int i = 0; i < MAX_SLOTS; i++) pidfds[i] = -1;
     /* Non-blocking: a wake when the counter is already set changes nothing, and the reader
      * drains it whole. Shadows inherit it and never use it. */

@@ -7,9 +7,8 @@
  * Parent side. It is sampled instrumentation whose windows never open in the program itself
  * (vm_sample.h): the countdown at ticks is the same (between checks a tick costs a decrement
  * and a branch), and when it runs out vm_sample_flip hands over to vm_shadow_flip, which
- * decides whether to fork (the scheduler: -Xshadow.load is a budget, the shadows' CPU time
- * at most load x the program's; a fork when it allows a new shadow 20 ms and fewer than the
- * ceiling are alive) and draws the next check. The ticks
+ * decides whether to fork (the scheduler: the average number of live shadows so far is below
+ * -Xshadow.load, and fewer than its ceiling are alive) and draws the next check. The ticks
  * are safepoint polls: the thread that forks is at one, with no runtime lock held.
  *
  * Child side (vm_shadow_child true, one thread): it opens a window of -Xshadow.length ticks
@@ -24,9 +23,8 @@
  * before the fork, or a full slot. Writes by the io library are discarded; reads from regular
  * files proceed on a private copy of the file's offset.
  *
- * The parent's shadow thread (on the analyzer core; asleep in poll on the shadows' pidfds but
- * for their ends, the load's budget and the watchdog) reaps the shadows (wait4 on each pid:
- * never another child of the program), stops the live ones when the load's budget is spent, feeds a finished shadow's events to the analyses,
+ * The parent's shadow thread (on the analyzer core) reaps the shadows (waitpid on each pid:
+ * never another child of the program), feeds a finished shadow's events to the analyses,
  * kills (SIGKILL) one that outlives -Xshadow.timeout and drops what it wrote; -Xstats counts
  * both. The report scales by the coverage: ticks the finished shadows ran / ticks the program
  * ran (vm_shadow_fraction), and says so. */
@@ -43,7 +41,7 @@
 typedef struct VmShadowOptions {
     bool on;
     uint64_t length;      /* ticks a shadow runs instrumented, >= 1 */
-    double load;          /* the shadows' CPU time / the program's (a budget), > 0 */
+    double load;          /* the average number of live shadows wanted, > 0 */
     uint64_t timeout_ms;  /* the watchdog: a shadow still alive after this is killed */
     uint64_t seed;        /* random check phases; 0: from the clock */
     uint64_t test_kill;   /* -Xtest.shadow_kill: every Nth shadow hangs (0: none) */
