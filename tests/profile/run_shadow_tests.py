@@ -24,9 +24,6 @@ profile as the oracle, and the program's run against a run without shadows.
   kill       -Xtest.shadow_kill=N hangs every Nth shadow: the watchdog (-Xshadow.timeout)
              kills it, its events are dropped and counted, the program's output and file are
              intact; N=1: nothing analysed, coverage 0.
-  load       a run of 1-2 s at -Xshadow.load=0.05 with shadows longer than the run: the load's
-             budget stops them (ended by "load" in -Xstats), every one analysed, and their CPU
-             time at most 0.05 x the run's time plus one shadow's minimum (20 ms) and a margin.
   idle       -Xtest.shadow_idle=sleep and spin (the breakdown of shadow_cpu.py): each shadow runs
              no window and lives until the program's end, which stops it: the output and file
              intact, every shadow analysed with no event and ended at the program's end,
@@ -53,7 +50,6 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 
 import tandem_harness as th
 
@@ -194,8 +190,8 @@ def test_exact(tandem, analysis, variant, exhaustive):
 
 
 def test_text(tandem):
-    code, rep, so, se = profile(tandem, KNOWN, "methodcount", ["-Xsample.mode=shadow", "-Xshadow.length=5000",
-                                                                 "-Xshadow.load=1"], fmt="text")
+    code, rep, so, se = profile(tandem, KNOWN, "methodcount", ["-Xsample.mode=shadow", "-Xshadow.length=5000"],
+                                fmt="text")
     check("text: the report says it is a shadow estimate with its coverage",
           code == 0 and "estimates from shadow profiling: the shadows covered" in rep, rep[:600] + se[-400:])
 
@@ -280,29 +276,6 @@ def test_kill_some(tandem):
     check(f"{name}: the others analysed", analysed >= 1, str(st))
 
 
-LOAD = 0.05
-
-
-def test_load(tandem):
-    """-Xshadow.load as a budget of the shadows' CPU time: shadows stopped when it is spent."""
-    name = "load %g" % LOAD
-    t0 = time.monotonic()
-    code, rep_, so, se = profile(tandem, KNOWN, "methodcount", ["-Xsample.mode=shadow", "-Xshadow.length=1000000000",
-                                                                "-Xshadow.load=%g" % LOAD, "-Xstats"], prog_args=["3000000"])
-    wall_ms = (time.monotonic() - t0) * 1e3
-    if not check(f"{name}: runs", code == 0 and rep_, se[-600:]):
-        return
-    st, ends = stats(se)
-    cpu = re.search(r"the analysed shadows' CPU time ([0-9.]+) ms", se)
-    if not check(f"{name}: -Xstats shows the shadows", st is not None and cpu is not None, se[-600:]):
-        return
-    forked, analysed = st[0], st[1]
-    check(f"{name}: shadows forked, every one analysed, some stopped by the load",
-          forked >= 1 and analysed == forked and ends.get("load", 0) >= 1, se[-600:])
-    check(f"{name}: the shadows' CPU time within the budget ({cpu.group(1)} ms, run {wall_ms:.0f} ms)",
-          0 < float(cpu.group(1)) <= LOAD * wall_ms + 20 + 15, se[-600:])
-
-
 def test_idle(tandem, how):
     """-Xtest.shadow_idle: shadows that do nothing until the program's end stops them."""
     name = f"idle {how}"
@@ -371,7 +344,7 @@ def test_native(tandem):
     name = "threads native"
     c0, so0, se0 = run(tandem, ["-Xthreads=native", THREADS])
     code, rep, so, se = profile(tandem, THREADS, "methodcount", ["-Xthreads=native", "-Xsample.mode=shadow",
-                                                                 "-Xshadow.length=2000", "-Xshadow.load=1", "-Xstats"])
+                                                                 "-Xshadow.length=2000", "-Xstats"])
     check(f"{name}: runs, output intact", c0 == 0 and code == 0 and so == so0, se[-600:])
     st, _ = stats(se)
     check(f"{name}: no fork while other native threads ran (checks skipped counted)",
@@ -440,7 +413,6 @@ def main():
         tasks.append(lambda m=mode, an=analysis: test_effects(tandem, m, an))
     tasks.append(lambda: test_kill_all(tandem))
     tasks.append(lambda: test_kill_some(tandem))
-    tasks.append(lambda: test_load(tandem))
     for how in ("sleep", "spin"):
         tasks.append(lambda h=how: test_idle(tandem, h))
     for jit in JIT_MODES:

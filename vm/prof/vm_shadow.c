@@ -112,7 +112,6 @@ static VmShadowOptions opt;
 #define MAX_EVENTS (1u << 25) /* 256 MB of address space per slot, touched only as written */
 
 enum { SLOT_FREE, SLOT_RUNNING };
-enum { STOP_NONE, STOP_END, STOP_LOAD };
 
 /* One live shadow. [state], [pid], [seq], [started_ns]: the parent's (the program's thread
  * that forks, then the shadow thread); nev, ticks, why, done: written by the shadow only,
@@ -132,9 +131,8 @@ typedef struct ShadowSlot {
     uint64_t minflt;      /* its minor page faults (copy-on-write ones mostly) */
     uint32_t why;         /* VmShadowEnd */
     uint32_t done;        /* A: the shadow's events are whole (release store, then _exit) */
-    uint32_t stop;        /* end at the next piece (read by the shadow; 0 at the fork): STOP_END,
-                             the program is ending (vm_shadow_finish), or STOP_LOAD, the load's
-                             budget is spent (the shadow thread) */
+    uint32_t stop;        /* the program is ending: end at the next piece (written by the
+                             program's vm_shadow_finish, read by the shadow; 0 at the fork) */
     uint64_t ev[];
 } ShadowSlot;
 
@@ -155,9 +153,7 @@ static struct {
     pthread_mutex_t lock; /* checks of several native threads (forks only single-threaded) */
     uint64_t ticks;       /* program ticks seen by checks */
     uint64_t next_ok;     /* no fork before the program's ticks reach this (the spacing rule) */
-    uint64_t start_ns;    /* the run's start (vm_shadow_start): the load's budget accrues from it */
-    uint64_t last_seq;    /* the latest fork's shadow (its collect may move next_ok back) */
-    uint64_t fork_tick[MAX_SLOTS]; /* the program's ticks at slot i's fork */
+    double live_ticks;    /* integral of live shadows over them */
     uint64_t rng;
     uint64_t forked, skipped_threads, fork_failed;
     uint64_t not_gathered; /* green threads, several carriers: a carrier did not come in time */
@@ -173,33 +169,6 @@ static struct {
 } sched = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int live;          /* shadows alive (atomic): +1 by the forking thread, -1 by the reaper */
-static uint64_t dead_ns;  /* summed CPU time of the shadows no longer live, their exit included
-                             (wait4's rusage; atomic: the shadow thread adds, the checks read) */
-
-/* The load as a budget of CPU time (-Xshadow.load = L). What a shadow costs the program is a
- * busy core beside it (on this machine's vCPUs any work on the other one slows the program)
- * for as long as the shadow runs, and its fork. So the shadows' summed CPU time may not exceed
- * L x the run's time so far: budget(now) = L (now - start) - (the CPU time of the shadows gone
- * + that of the live ones, read on their CPU clocks). CPU time, not lives: on a loaded machine
- * a shadow waits for the core much of its life (at a load average of 8, lives of 30 ms for
- * 3.6 ms of CPU), and waiting costs the program nothing. A check forks only if the budget
- * allows the new shadow MIN_CPU_NS (so that the fork, 1-1.5 ms of the program's time, buys
- * something: below L < 1 the budget is then spent at n - L with n shadows running), and the
- * shadow thread stops the live shadows (STOP_LOAD: each ends at its next piece, its events
- * whole) when the budget is spent. With ticks instead (the scheduler before: the average
- * number of live shadows over the program's ticks at the checks) a short run's first shadow,
- * forked early as nothing had been live yet, lived most of the run whatever L was (bench/suite
- * at L = 0.1, 2000000 ticks: live 0.28 of the run, richards and json 0.9 of it). */
-#define MIN_CPU_NS 20000000 /* 20 ms */
-
-static clockid_t cpuclk[MAX_SLOTS]; /* slot i's shadow's CPU clock (the forking thread writes it
-                                       before the slot's release, as pidfds[i]) */
-
-static uint64_t used_cpu_ns(int *nlive);
-
-static double budget_ns(uint64_t now, int *nlive) {
-    return opt.load * (double)(now - sched.start_ns) - (double)used_cpu_ns(nlive);
-}
 
 /* The shadow thread sleeps in poll(2) until something is to be done, never on a period: an
  * idle vCPU woken every millisecond costs the program's vCPU on a virtual machine (the two
@@ -241,24 +210,6 @@ static uint64_t cpu_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The shadows' CPU time so far (gone and live ones) and the number live. A slot read while
- * its shadow is being collected may be counted twice or not at all for an instant (dead_ns is
- * added before the slot is freed; a reaped pid's clock reads nothing): the budget is an
- * estimate, never a safety rule. */
-static uint64_t used_cpu_ns(int *nlive) {
-    uint64_t used = __atomic_load_n(&dead_ns, __ATOMIC_RELAXED);
-    int n = 0;
-    for (int i = 0; i < shm.nslots; i++) {
-        ShadowSlot *s = slot_at(i);
-        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_RUNNING) continue;
-        n++;
-        struct timespec ts;
-        if (clock_gettime(cpuclk[i], &ts) == 0) used += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    }
-    if (nlive) *nlive = n;
-    return used;
-}
-
 static uint64_t rng_next(void) {
     uint64_t x = sched.rng; /* xorshift64* */
     x ^= x >> 12;
@@ -268,14 +219,9 @@ static uint64_t rng_next(void) {
     return x * UINT64_C(0x2545F4914F6CDD1D);
 }
 
-/* Ticks to the next check: uniform in [P/2, 3P/2], P = min(length / 4, CHECK_TICKS): often
- * enough that a fork comes soon after the budget allows it (a check costs a lock and a clock
- * read: some 100 ns every millisecond or more of the program). */
-#define CHECK_TICKS 32768
-
+/* Ticks to the next check: uniform in [P/2, 3P/2], P = length / 4. */
 static int64_t next_check(void) {
-    uint64_t p = opt.length / 4 < CHECK_TICKS ? opt.length / 4 : CHECK_TICKS;
-    if (p == 0) p = 1;
+    uint64_t p = opt.length / 4 ? opt.length / 4 : 1;
     int64_t n = (int64_t)(p / 2 + rng_next() % (p + 1));
     return n > 0 ? n : 1;
 }
@@ -415,13 +361,13 @@ static int64_t piece_of(uint64_t rest) { return rest < SHADOW_PIECE ? (int64_t)r
 static void shadow_piece(void) {
     VmSampleTl *t = &vm_sample_tl;
     t->in += (uint64_t)(t->phase - (t->left > 0 ? t->left : 0));
-    uint32_t stop = __atomic_load_n(&child.slot->stop, __ATOMIC_RELAXED); /* a hint: no order needed */
-    if (t->in < opt.length && stop == STOP_NONE) {
+    bool stop = __atomic_load_n(&child.slot->stop, __ATOMIC_RELAXED) != 0; /* a hint: no order needed */
+    if (t->in < opt.length && !stop) {
         t->left = t->phase = piece_of(opt.length - t->in);
         return;
     }
     t->left = t->phase = 0; /* vm_shadow_end's count is t->in */
-    vm_shadow_end(stop == STOP_END ? VM_SHADOW_END_EXIT : stop == STOP_LOAD ? VM_SHADOW_END_LOAD : VM_SHADOW_END_LENGTH);
+    vm_shadow_end(stop ? VM_SHADOW_END_EXIT : VM_SHADOW_END_LENGTH);
 }
 
 /* -Xtest.shadow_idle: no window; live until the program's end (its stop word), asleep (1) or
@@ -437,8 +383,7 @@ static _Noreturn void idle_shadow(ShadowSlot *s) {
         } else {
             for (volatile int k = 0; k < 1000000; k++) {}
         }
-        uint32_t stop = __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
-        if (stop != STOP_NONE) vm_shadow_end(stop == STOP_END ? VM_SHADOW_END_EXIT : VM_SHADOW_END_LOAD);
+        if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) vm_shadow_end(VM_SHADOW_END_EXIT);
     }
 }
 
@@ -495,8 +440,6 @@ static void fork_op(void *arg) {
 static bool fork_shadow(int i) {
     ShadowSlot *s = slot_at(i);
     s->seq = ++sched.forked;
-    sched.last_seq = s->seq; /* under no lock: the shadow thread reads it under sched.lock after
-                                the slot's acquire, which orders it (written before the release) */
     s->done = 0;
     s->nev = 0;
     s->ticks = 0;
@@ -538,9 +481,6 @@ static bool fork_shadow(int i) {
     }
     s->pid = pid;
     pidfds[i] = pfd;
-    if (clock_getcpuclockid(pid, &cpuclk[i]) != 0) cpuclk[i] = CLOCK_MONOTONIC_COARSE; /* never
-        fails for a child of ours; were it to, the shadow would count as running since boot,
-        spending the budget at once: it is stopped at its first piece */
     __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&s->state, SLOT_RUNNING, __ATOMIC_RELEASE); /* pairs with the reaper's acquire */
     wake_shadow_thread(); /* it watches the new pidfd and the new deadline from now on */
@@ -557,17 +497,11 @@ void vm_shadow_flip(void) {
     t->out += run;
     t->left = t->phase = 0;
     pthread_mutex_lock(&sched.lock);
-    sched.ticks += run;
-    /* every slot taken (the usual case while a shadow runs at a load below 1): no fork, and
-     * no clock to read */
     int n = __atomic_load_n(&live, __ATOMIC_RELAXED);
-    bool go = !sched.stopping && !sched.forking && n < shm.nslots && sched.ticks >= sched.next_ok;
-    if (go) {
-        /* the budget must allow the new shadow MIN_CPU_NS, spent at n + 1 - load */
-        double budget = budget_ns(now_ns(), &n);
-        double need = (double)(n + 1) - opt.load > 0 ? ((double)(n + 1) - opt.load) * MIN_CPU_NS : 0.0;
-        go = n < shm.nslots && budget >= need;
-    }
+    sched.ticks += run;
+    sched.live_ticks += (double)run * n;
+    bool go = !sched.stopping && !sched.forking && n < shm.nslots && sched.live_ticks < opt.load * (double)sched.ticks &&
+              sched.ticks >= sched.next_ok;
     if (go && !vm_threads_single()) {
         sched.skipped_threads++;
         go = false;
@@ -580,7 +514,6 @@ void vm_shadow_flip(void) {
          * otherwise be followed by another over ticks it already ran: a fork for nothing),
          * and at load L > 1 at most L of them do. */
         sched.next_ok = sched.ticks + (uint64_t)((double)opt.length / (opt.load > 1.0 ? opt.load : 1.0));
-        sched.fork_tick[i] = sched.ticks;
         sched.forking = true; /* one fork at a time: other carriers' checks do not go meanwhile */
     }
     pthread_mutex_unlock(&sched.lock);
@@ -598,7 +531,7 @@ int64_t vm_shadow_first_check(void) {
     pthread_mutex_lock(&sched.lock);
     int64_t n = next_check();
     pthread_mutex_unlock(&sched.lock);
-    return n / 2 + 1; /* the first check early: whether it forks is the budget's call */
+    return n / 2 + 1; /* the first shadow early: short programs get one too */
 }
 
 /* ======================================================================
@@ -644,13 +577,9 @@ static void rebase_icounts(uint64_t *ev, uint64_t n) {
 }
 
 /* A reaped shadow [s] (slot [i]) with wait status [st]: analyse or drop it, free the slot. */
-static void collect(int i, ShadowSlot *s, int st, const struct rusage *ru, bool killed) {
-    uint64_t gone = now_ns(); /* its life ends at the reap (the analysis below is the parent's) */
+static void collect(int i, ShadowSlot *s, int st, bool killed) {
     close(pidfds[i]);
     pidfds[i] = -1;
-    /* before the slot is freed (see used_cpu_ns) */
-    __atomic_add_fetch(&dead_ns, (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000u +
-                                     (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000u, __ATOMIC_RELAXED);
     if (killed) {
         res.killed++;
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) { /* B */
@@ -664,16 +593,7 @@ static void collect(int i, ShadowSlot *s, int st, const struct rusage *ru, bool 
         res.sys_ns += s->sys_ns;
         res.minflt += s->minflt;
         res.events += n;
-        __atomic_store_n(&res.life_ns, res.life_ns + (gone - s->started_ns), __ATOMIC_RELAXED);
-        /* The spacing rule assumed the latest shadow would run its whole length; one the load
-         * stopped (or that ended early otherwise) ran only s->ticks of the program's ticks from
-         * its fork, and the next may start after those. */
-        pthread_mutex_lock(&sched.lock);
-        if (s->seq == sched.last_seq && s->ticks < opt.length) {
-            uint64_t ok = sched.fork_tick[i] + s->ticks;
-            if (ok < sched.next_ok) sched.next_ok = ok;
-        }
-        pthread_mutex_unlock(&sched.lock);
+        __atomic_store_n(&res.life_ns, res.life_ns + (now_ns() - s->started_ns), __ATOMIC_RELAXED);
         res.ends[s->why < VM_SHADOW_END_N ? s->why : VM_SHADOW_END_EFFECT]++;
         /* give the pages back: a long run would otherwise keep every slot's high-water mark */
         size_t used = ((size_t)n * 8) & ~(size_t)4095;
@@ -690,19 +610,18 @@ static void reap(bool cut) {
         ShadowSlot *s = slot_at(i);
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_RUNNING) continue;
         int st = 0;
-        struct rusage ru = {0};
-        pid_t r = wait4(s->pid, &st, WNOHANG, &ru);
+        pid_t r = waitpid(s->pid, &st, WNOHANG);
         /* read after the state (a clock read before it may predate the slot's fork) */
         uint64_t now = now_ns();
         if (r == s->pid) {
-            collect(i, s, st, &ru, false);
+            collect(i, s, st, false);
         } else if (r < 0 && errno != EINTR) { /* not ours any more (reaped elsewhere) */
-            collect(i, s, 0, &ru, true);
+            collect(i, s, 0, true);
         } else if (r == 0 && (cut || (now > s->started_ns && now - s->started_ns > opt.timeout_ms * 1000000u))) {
             kill(s->pid, SIGKILL); /* the watchdog: a hung or runaway shadow */
-            while (wait4(s->pid, &st, 0, &ru) < 0 && errno == EINTR) {}
+            while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR) {}
             if (cut) res.cut++, res.killed--; /* counted apart (collect counts it killed) */
-            collect(i, s, st, &ru, true);
+            collect(i, s, st, true);
         }
     }
 }
@@ -712,24 +631,6 @@ static void reap(bool cut) {
  * of the live shadows and wake_fd go into [pf]; returns their count in [*n]. */
 static int next_wait(struct pollfd *pf, int *n, bool stopping) {
     uint64_t now = now_ns(), until = stopping ? end_deadline_ns : UINT64_MAX;
-    /* The load's budget: spent now, the live shadows are told to stop (each ends at its next
-     * piece with its events whole: collected as any other); else wake when it will be (it is
-     * spent at nlive - load per ns). At a load of nlive or more it is never spent. */
-    int nlive;
-    double b = budget_ns(now, &nlive);
-    if (nlive > 0 && !stopping) {
-        if (b <= 0.0) {
-            for (int i = 0; i < shm.nslots; i++) {
-                ShadowSlot *s = slot_at(i);
-                if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_RUNNING &&
-                    __atomic_load_n(&s->stop, __ATOMIC_RELAXED) == STOP_NONE)
-                    __atomic_store_n(&s->stop, STOP_LOAD, __ATOMIC_RELAXED);
-            }
-        } else if ((double)nlive > opt.load) {
-            uint64_t d = now + (uint64_t)(b / ((double)nlive - opt.load)) + 1;
-            if (d < until) until = d;
-        }
-    }
     int k = 0;
     pf[k++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
     for (int i = 0; i < shm.nslots; i++) {
@@ -777,7 +678,6 @@ const char *vm_shadow_start(void) {
     if (m == MAP_FAILED) return "cannot map the shadows' slots";
     shm.base = m;
     shadow_stream = vm_prof_stream_detached();
-    sched.start_ns = now_ns();
     for (int i = 0; i < MAX_SLOTS; i++) pidfds[i] = -1;
     /* Non-blocking: a wake when the counter is already set changes nothing, and the reader
      * drains it whole. Shadows inherit it and never use it. */
@@ -808,7 +708,7 @@ void vm_shadow_finish(void) {
     /* the live shadows end at their next piece, with their events whole (SHADOW_PIECE) */
     for (int i = 0; i < shm.nslots; i++)
         if (__atomic_load_n(&slot_at(i)->state, __ATOMIC_ACQUIRE) == SLOT_RUNNING)
-            __atomic_store_n(&slot_at(i)->stop, STOP_END, __ATOMIC_RELAXED);
+            __atomic_store_n(&slot_at(i)->stop, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&stop_thread, 1, __ATOMIC_RELEASE);
     wake_shadow_thread();
     pthread_join(shadow_thread, NULL);
@@ -822,7 +722,7 @@ double vm_shadow_fraction(void) {
 }
 
 static const char *const end_names[VM_SHADOW_END_N] = {
-    "length", "full", "side effect", "input", "ffi", "program end", "idle", "unnamed function", "load",
+    "length", "full", "side effect", "input", "ffi", "program end", "idle", "unnamed function",
 };
 
 void vm_shadow_print_stats(FILE *f) {

@@ -83,7 +83,6 @@ typedef enum VmShadowEnd {
     VM_SHADOW_END_EXIT,     /* the program ended (or os.exit) */
     VM_SHADOW_END_IDLE,     /* green threads: nothing left to run (sleepers need the ticker) */
     VM_SHADOW_END_UNNAMED,  /* met a function the parent had not named (loaded in the shadow) */
-    VM_SHADOW_END_LOAD,     /* stopped by the parent: the load's budget of time was spent */
     VM_SHADOW_END_N
 } VmShadowEnd;
 
