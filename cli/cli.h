@@ -48,6 +48,7 @@ typedef struct Options {
     double shadow_load;          /* -Xshadow.load: average live shadows; 0: default */
     int64_t shadow_timeout_ms;   /* -Xshadow.timeout: the watchdog; 0: default */
     int64_t test_shadow_kill;    /* -Xtest.shadow_kill: every Nth shadow hangs (0: none) */
+    int test_shadow_idle;        /* -Xtest.shadow_idle: 0 off, 1 sleep, 2 spin (instead of the window) */
     bool profile_always;         /* -Xprofile.always: the always-on preset (cli_main.c) */
     int64_t test_delay_us;
     int64_t test_stall_ms, test_die_after, test_alloc_fail; /* -Xtest.*: fault injection */

@@ -374,8 +374,8 @@ int main(int argc, char **argv) {
     }
     /* -Xsample.mode=shadow: sampled instrumentation's countdown in the program, whose windows
      * run in forked shadows instead (vm/prof/vm_shadow.h); analysed on the shadow thread. */
-    if (opt.sample_mode != 3 && (opt.shadow_length || opt.shadow_load > 0 || opt.shadow_timeout_ms || opt.test_shadow_kill)) {
-        fprintf(stderr, "tandem: -Xshadow.* and -Xtest.shadow_kill need -Xsample.mode=shadow\n");
+    if (opt.sample_mode != 3 && (opt.shadow_length || opt.shadow_load > 0 || opt.shadow_timeout_ms || opt.test_shadow_kill || opt.test_shadow_idle)) {
+        fprintf(stderr, "tandem: -Xshadow.*, -Xtest.shadow_kill and -Xtest.shadow_idle need -Xsample.mode=shadow\n");
         return EXIT_USAGE;
     }
     if (opt.sample_mode == 3 && opt.profile) {
@@ -439,7 +439,8 @@ int main(int argc, char **argv) {
          * (vm_green_gather, vm/threads/vm_thread.h). */
         VmShadowOptions shopt = {true, (uint64_t)opt.shadow_length, opt.shadow_load, (uint64_t)opt.shadow_timeout_ms,
                                  (uint64_t)opt.sample_seed, (uint64_t)opt.test_shadow_kill,
-                                 pinned && placement.nanalyzers > 0 ? placement.analyzer_cpus[0] : -1};
+                                 pinned && placement.nanalyzers > 0 ? placement.analyzer_cpus[0] : -1,
+                                 opt.test_shadow_idle};
         vm_shadow_configure(&shopt);
     }
     vm_threads_configure(&topt);

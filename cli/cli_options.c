@@ -224,6 +224,7 @@ static const char *const format_names[] = {"text", "json", "folded", "callgrind"
 static const char *const stage_names[] = {"instrument", "enqueue", "communicate", "full", NULL}; /* VmProfStage */
 static const char *const buffer_names[] = {"cab", "nway", "ffwd", NULL}; /* CabTransport */
 static const char *const mode_names[] = {"exhaustive", "sampling", NULL};
+static const char *const shadow_idle_names[] = {"off", "sleep", "spin", NULL};
 static const char *const sample_mode_names[] = {"off", "events", "code", "shadow", NULL};
 static const char *const off_on_names[] = {"off", "on", NULL};
 static const char *const sample_windows_names[] = {"compiled", "interpreted", NULL};
@@ -282,6 +283,7 @@ static const XOption xoptions[] = {
     {"test.alloc_fail", "N (0-1000000000000; 0: never)", "0", "testing: the Nth allocation of the GC heap (counted over all threads from the start) fails as at the -Xgc.maxheap cap, through Boehm's out-of-memory hook: \"not enough memory\", which pcall catches; during startup: a message and exit 1", COUNT(test_alloc_fail, 0, 1000000000000LL)},
     {"test.sched_fuzz", "seed N (0-4294967295)", "0 (off)", "testing: at safepoint polls, at random (one sequence per seed and thread) a green thread yields its carrier or a native thread calls sched_yield, or either naps 1-200 us", COUNT(sched_fuzz, 0, 0xffffffff)},
     {"test.shadow_kill", "N (0-1000000000; 0: never)", "0", "testing: every Nth shadow (-Xsample.mode=shadow) hangs instead of handing its events over, so the watchdog kills it; the program's run and output stay intact, the drops are counted (-Xstats)", COUNT(test_shadow_kill, 0, 1000000000)},
+    {"test.shadow_idle", "off, sleep, spin", "off", "measuring: every shadow (-Xsample.mode=shadow) runs no window and lives until the program's end, asleep (what the fork and the copy-on-write faults cost the program, without a shadow working beside it) or spinning on the analyzer core without touching memory (what a busy core beside it costs); it publishes no event, so the report has no shadow's profile (bench/eval/shadow_cpu.py's breakdown)", CHOICE(test_shadow_idle, shadow_idle_names)},
     {"threads", "native, green", "native", "language threads: native threads (1:1) or green threads on carriers (N:M)", CHOICE(green, threads_names)},
     {"carriers", "N >= 1", "cores left after the analyzer threads, at least 1", "carrier threads for -Xthreads=green", COUNT(carriers, 1, 1024)},
     {"green.slice", "time in ms (1-10000)", "10", "time slice of a green thread before it is preempted at a poll", COUNT(slice_ms, 1, 10000)},

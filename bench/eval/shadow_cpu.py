@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Shadow profiling's costs in CPU time, which a loaded machine does not blur as it blurs wall
-time: what the program's own thread spends (fork, copy-on-write faults, a slower core while a
-shadow runs beside it) and what the shadows spend a tick they cover, windows compiled and
-interpreted side by side, with the coverage and the weighted error of each run.
+"""Shadow profiling's costs split into their parts, in CPU time, which a loaded machine does not
+blur as it blurs wall time, and in wall time against the uninstrumented run, for a quiet one:
+what the program's own thread spends (fork, copy-on-write faults, a slower core while a shadow
+runs beside it) and what the shadows spend a tick they cover, with the coverage and the
+weighted error of each run.
 
     python3 bench/eval/shadow_cpu.py [--runs 5] [--analysis callgraph] [--tandem build/tandem]
 
-The program's thread time is -Xstats' "the ending thread" (user + system) of a run; the reference
-is the same program in shadow mode with a -Xshadow.length no run reaches (NOFORK: the same
-uninstrumented code and countdown, no fork), so a ratio is what forking shadows costs the
-program's thread. The configurations run interleaved, in an order shuffled per round
-(shared/notes/measuring.md); medians per program, geometric mean over programs. Prints a
-markdown table; --json writes every run.
+The configurations (CONFIGS): the uninstrumented run (base, started on the program's CPU as
+run.py starts it); shadow mode with a -Xshadow.length no run reaches (NOFORK: the same
+uninstrumented code and countdown, no fork: the program's own work in shadow mode); shadows
+that run no window and live until the end, asleep (the fork and its copy-on-write faults) or
+spinning on the other core (that plus a busy core beside the program: -Xtest.shadow_idle); and
+working shadows at several <length, load>, the default among them. The program's thread time is
+-Xstats' "the ending thread" (user + system) of a run (the base's: the process's), each ratio
+against NOFORK's; "wall vs base" is the median wall time against the base's, meaningful on a
+quiet machine only (say the load: it is printed). The configurations run interleaved, in an
+order shuffled per round (shared/notes/measuring.md); medians per program, geometric mean over
+programs. Prints a markdown table; --json writes every run.
 """
 import argparse
 import json
@@ -30,22 +36,30 @@ import measure  # noqa: E402
 
 NOFORK = 10 ** 9   # -Xshadow.length (its largest) beyond these runs: the first check, at 1/16 of it or later, never comes
 PROGRAMS = ["richards", "json", "havlak", "raytrace", "interp"]
-# (label, length, load, windows)
-CONFIGS = [("no fork", NOFORK, 0.25, "compiled"),
-           ("1000000/0.25 interpreted", 1000000, 0.25, "interpreted"),
-           ("1000000/0.25 compiled", 1000000, 0.25, "compiled"),
-           ("1000000/0.1 compiled", 1000000, 0.1, "compiled"),
-           ("2000000/0.1 compiled", 2000000, 0.1, "compiled"),
-           ("2000000/0.25 compiled", 2000000, 0.25, "compiled"),
-           ("200000/1 compiled", 200000, 1, "compiled")]
+# (label, length, load, extra options); length None: the uninstrumented base
+CONFIGS = [("base (no profile)", None, None, []),
+           ("no fork", NOFORK, 0.1, []),
+           ("idle sleep 2000000/0.1", 2000000, 0.1, ["-Xtest.shadow_idle=sleep"]),
+           ("idle spin 2000000/0.1", 2000000, 0.1, ["-Xtest.shadow_idle=spin"]),
+           ("2000000/0.1 (default)", 2000000, 0.1, []),
+           ("1000000/0.1", 1000000, 0.1, []),
+           ("200000/1 (first default)", 200000, 1, [])]
 THREAD_RE = re.compile(r"the ending thread .*?: minor page faults (\d+), system time ([0-9.]+) ms, user time ([0-9.]+) ms")
 
 
-def one(tandem, prog, scale, analysis, cfg, out):
-    label, n, ld, w = cfg
+def one(tandem, prog, scale, analysis, cfg, out, pin):
+    label, n, ld, extra = cfg
+    path = os.path.join(th.REPO, ex.SUITE, prog + ".lua")
+    if n is None:
+        r = th.run_once(["taskset", "-c", pin, "/usr/bin/time", "-f", "TIME %U %S %R", tandem, path, str(scale)], timeout=300)
+        m = re.search(r"TIME ([0-9.]+) ([0-9.]+) (\d+)", r.err)
+        if r.code != 0 or not m:
+            return None
+        return {"program": prog, "config": label, "seconds": r.seconds, "parent_minflt": int(m.group(3)),
+                "parent_cpu_ms": (float(m.group(1)) + float(m.group(2))) * 1e3}
     args = [tandem, "-Xprofile=" + analysis, "-Xprofile.format=json", "-Xprofile.out=" + out, "-Xsample.mode=shadow",
-            "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, "-Xsample.windows=" + w,
-            "-Xsample.seed=%d" % ex.CODE_SEED, "-Xstats", os.path.join(th.REPO, ex.SUITE, prog + ".lua"), str(scale)]
+            "-Xshadow.length=%d" % n, "-Xshadow.load=%g" % ld, *extra,
+            "-Xsample.seed=%d" % ex.CODE_SEED, "-Xstats", path, str(scale)]
     r = th.run_once(args, timeout=300)
     m = THREAD_RE.search(r.err)
     if r.code != 0 or not m:
@@ -66,6 +80,7 @@ def main():
     o = ap.parse_args()
     progs = o.programs.split(",")
     rows = []
+    pin = measure.app_cpus(o.tandem) or "0"
     with tempfile.TemporaryDirectory(prefix="tandem-shadow-cpu-") as tmp:
         out = os.path.join(tmp, "p.json")
         ref = {}
@@ -80,11 +95,14 @@ def main():
                 for cfg in order:
                     if os.path.exists(out):
                         os.unlink(out)
-                    row = one(o.tandem, p, ex.scale_of(p, "full"), o.analysis, cfg, out)
+                    row = one(o.tandem, p, ex.scale_of(p, "full"), o.analysis, cfg, out, pin)
                     if row is None:
                         print("failed: %s %s" % (p, cfg[0]), file=sys.stderr)
                         continue
-                    if cfg[1] != NOFORK:
+                    if cfg[1] == NOFORK and row.get("shadow_forks"):
+                        print("warning: %s forked in the no-fork configuration (a run of 60 M ticks or more)" % p,
+                              file=sys.stderr)
+                    if cfg[1] is not None and cfg[1] != NOFORK and not cfg[3]:
                         doc = th.load_profile(out)[0]
                         row["coverage"] = doc.get("sample_rate")
                         if row["coverage"]:
@@ -111,15 +129,19 @@ def main():
         return "–" if x is None else spec % x
     print("%s, %d rounds, programs %s (scale as bench/eval's full mode); load average %s\n" % (
         o.analysis, o.runs, ", ".join(progs), " ".join(open("/proc/loadavg").read().split()[:3])))
-    print("| configuration | program thread CPU vs no fork (geomean) | per program | its minor faults | forks |"
-          " coverage | shadow CPU ns a tick | shadows live | weighted error |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    base = CONFIGS[0][0]
+    print("| configuration | wall vs base (geomean) | per program | program thread CPU vs no fork (geomean) | per program |"
+          " its minor faults | forks | coverage | shadow CPU ns a tick | shadows live | weighted error |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    base, nofork = CONFIGS[0][0], CONFIGS[1][0]
+
+    def ratios_of(c, ref, col):
+        return [(med(p, c, col) or 0) / med(p, ref, col) if med(p, ref, col) else None for p in progs]
     for c in [c[0] for c in CONFIGS]:
-        ratios = [(med(p, c, "parent_cpu_ms") or 0) / med(p, base, "parent_cpu_ms") if med(p, base, "parent_cpu_ms") else None
-                  for p in progs]
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            c, f(gm(ratios), "%.3f"), " ".join(f(x, "%.3f") for x in ratios),
+        ratios = ratios_of(c, nofork, "parent_cpu_ms")
+        walls = ratios_of(c, base, "seconds")
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c, f(gm(walls), "%.3f"), " ".join(f(x, "%.3f") for x in walls),
+            f(gm(ratios), "%.3f"), " ".join(f(x, "%.3f") for x in ratios),
             f(mean([med(p, c, "parent_minflt") for p in progs]), "%.0f"),
             f(mean([med(p, c, "shadow_forks") for p in progs]), "%.1f"),
             f(mean([med(p, c, "coverage") for p in progs]), "%.3f"),

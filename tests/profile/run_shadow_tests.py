@@ -24,6 +24,10 @@ profile as the oracle, and the program's run against a run without shadows.
   kill       -Xtest.shadow_kill=N hangs every Nth shadow: the watchdog (-Xshadow.timeout)
              kills it, its events are dropped and counted, the program's output and file are
              intact; N=1: nothing analysed, coverage 0.
+  idle       -Xtest.shadow_idle=sleep and spin (the breakdown of shadow_cpu.py): each shadow runs
+             no window and lives until the program's end, which stops it: the output and file
+             intact, every shadow analysed with no event and ended at the program's end,
+             coverage 0, an empty profile.
   threads    shadow_threads.lua under green threads on one carrier and on two (the other
              carrier switches its green thread out before each fork: the gather): the output
              (a channel pipeline's sum) is intact, shadows were analysed and none failed, their
@@ -272,6 +276,26 @@ def test_kill_some(tandem):
     check(f"{name}: the others analysed", analysed >= 1, str(st))
 
 
+def test_idle(tandem, how):
+    """-Xtest.shadow_idle: shadows that do nothing until the program's end stops them."""
+    name = f"idle {how}"
+    with tempfile.TemporaryDirectory(prefix="tandem_shadow_idle_") as d:
+        c0, so0, se0, f0 = effects_run(tandem, d, "plain", None, [])
+        opts = ["-Xprofile=callgraph", "-Xprofile.format=json", "-Xprofile.out=" + os.path.join(d, "p.out"),
+                "-Xsample.mode=shadow", "-Xshadow.length=3000", "-Xshadow.load=2", "-Xtest.shadow_idle=" + how, "-Xstats"]
+        c1, so1, se1, f1 = effects_run(tandem, d, "idle", None, opts)
+        check(f"{name}: exit status 0, stdout and file intact", c1 == 0 and c0 == 0 and so1 == so0 and f1 == f0, se1[-600:])
+        st, ends = stats(se1)
+        if not check(f"{name}: -Xstats shows the shadows", st is not None, se1[-600:]):
+            return
+        forked, analysed, dropped = st[:3]
+        check(f"{name}: every shadow analysed, ended by the program's end, no event",
+              forked >= 1 and analysed == forked and dropped == 0 and ends.get("program end") == forked
+              and re.search(r"analysed \d+ \(0 events\)", se1) is not None, se1[-600:])
+        doc = th.json_docs(open(os.path.join(d, "p.out"), encoding="utf-8").read())[0]
+        check(f"{name}: coverage 0, an empty profile", st[7] == 0.0 and not th.items_of(doc, None), str(st))
+
+
 # ----------------------------------------------------------------------------------------
 # threads
 # ----------------------------------------------------------------------------------------
@@ -337,6 +361,8 @@ BAD = [
     (["-Xsample.mode=shadow", "-Xshadow.timeout=0"], "shadow.timeout"),
     (["-Xshadow.length=100"], "-Xsample.mode=shadow"),
     (["-Xtest.shadow_kill=1"], "-Xsample.mode=shadow"),
+    (["-Xtest.shadow_idle=sleep"], "-Xsample.mode=shadow"),
+    (["-Xsample.mode=shadow", "-Xtest.shadow_idle=nap"], "test.shadow_idle"),
     (["-Xsample.mode=shadow", "-Xanalysis=sequential"], "sample.mode=shadow"),
 ]
 
@@ -347,7 +373,7 @@ def test_options(tandem):
         check(f"options {' '.join(args)}: refused with exit 2, naming {word}", code == 2 and word in se,
               f"exit {code}: {se[-400:]}")
     code, so, se = run(tandem, ["-X"])
-    for opt in ("shadow.length", "shadow.load", "shadow.timeout", "test.shadow_kill"):
+    for opt in ("shadow.length", "shadow.load", "shadow.timeout", "test.shadow_kill", "test.shadow_idle"):
         check(f"options: tandem -X lists -X{opt}", code == 0 and ("-X" + opt) in so + se, (so + se)[-300:])
     check("options: tandem -X lists sample.mode's value shadow", "code, shadow" in so + se, (so + se)[-300:])
 
@@ -387,6 +413,8 @@ def main():
         tasks.append(lambda m=mode, an=analysis: test_effects(tandem, m, an))
     tasks.append(lambda: test_kill_all(tandem))
     tasks.append(lambda: test_kill_some(tandem))
+    for how in ("sleep", "spin"):
+        tasks.append(lambda h=how: test_idle(tandem, h))
     for jit in JIT_MODES:
         for model in ("green1", "green2"):
             tasks.append(lambda j=jit, m=model: test_green(tandem, j, m))

@@ -78,7 +78,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -166,6 +169,23 @@ static struct {
 } sched = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int live;          /* shadows alive (atomic): +1 by the forking thread, -1 by the reaper */
+
+/* The shadow thread sleeps in poll(2) until something is to be done, never on a period: an
+ * idle vCPU woken every millisecond costs the program's vCPU on a virtual machine (the two
+ * share the host's resources), and most of a run has no live shadow. It wakes when a shadow
+ * exits (its pidfd, opened by the forking thread right after the fork: readable once the
+ * process has ended, whatever way, so a crash wakes it too), when a new shadow is to be
+ * watched or the program ends (wake_fd, an eventfd the forking thread and vm_shadow_finish
+ * write), and at the earliest watchdog or end deadline (poll's timeout). */
+static int pidfds[MAX_SLOTS]; /* the parent's: slot i's pidfd while it is RUNNING, written
+                                 before the slot's state (release) by the forking thread, read
+                                 and closed by the shadow thread (after its acquire) */
+static int wake_fd = -1;
+
+static void wake_shadow_thread(void) {
+    uint64_t one = 1;
+    while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {}
+}
 
 /* The parent's results (the shadow thread writes them; the report reads them after joining
  * it). */
@@ -350,6 +370,23 @@ static void shadow_piece(void) {
     vm_shadow_end(stop ? VM_SHADOW_END_EXIT : VM_SHADOW_END_LENGTH);
 }
 
+/* -Xtest.shadow_idle: no window; live until the program's end (its stop word), asleep (1) or
+ * spinning on the core without touching memory (2), then end with no event. The program pays
+ * the fork and its copy-on-write faults as for a working shadow of that life (a page the
+ * program writes is copied while the shadow holds it, whatever the shadow does), without (1)
+ * or with (2) a busy core beside it: what a working shadow costs more is its memory traffic. */
+static _Noreturn void idle_shadow(ShadowSlot *s) {
+    for (;;) {
+        if (opt.test_idle == 1) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        } else {
+            for (volatile int k = 0; k < 1000000; k++) {}
+        }
+        if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) vm_shadow_end(VM_SHADOW_END_EXIT);
+    }
+}
+
 /* Just forked, in the shadow: one thread, this one, at a tick. */
 static void become_shadow(ShadowSlot *s) {
     vm_shadow_child = true;
@@ -363,6 +400,7 @@ static void become_shadow(ShadowSlot *s) {
     child.n = 0;
     if (opt.cpu >= 0) cab_topology_bind_self(opt.cpu); /* the analyzer core, never the program's */
     detach_fds();
+    if (opt.test_idle) idle_shadow(s);
     vm_prof_shadow_stream(); /* this thread's events now go to vm_shadow_put */
     vm_prof_emit_icount();
     vm_prof_emit(ev_make(EV_THREAD, vm_thread_id(NULL)));
@@ -429,14 +467,23 @@ static bool fork_shadow(int i) {
     }
     sched.fork_ns += now_ns() - s->started_ns;
     sched.fork_cpu_ns += cpu_ns() - c0;
-    if (pid < 0) {
+    /* No pidfd (descriptors exhausted): the shadow could not be watched but by polling, so it
+     * is killed at once and counted as a failed fork (the slot stays free). */
+    int pfd = pid > 0 ? pidfd_open(pid, 0) : -1;
+    if (pid > 0 && pfd < 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    if (pfd < 0) {
         sched.forked--;
         sched.fork_failed++;
         return false;
     }
     s->pid = pid;
+    pidfds[i] = pfd;
     __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&s->state, SLOT_RUNNING, __ATOMIC_RELEASE); /* pairs with the reaper's acquire */
+    wake_shadow_thread(); /* it watches the new pidfd and the new deadline from now on */
     return false;
 }
 
@@ -529,8 +576,10 @@ static void rebase_icounts(uint64_t *ev, uint64_t n) {
     }
 }
 
-/* A reaped shadow [s] with wait status [st]: analyse or drop it, free the slot. */
-static void collect(ShadowSlot *s, int st, bool killed) {
+/* A reaped shadow [s] (slot [i]) with wait status [st]: analyse or drop it, free the slot. */
+static void collect(int i, ShadowSlot *s, int st, bool killed) {
+    close(pidfds[i]);
+    pidfds[i] = -1;
     if (killed) {
         res.killed++;
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && __atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) { /* B */
@@ -565,19 +614,38 @@ static void reap(bool cut) {
         /* read after the state (a clock read before it may predate the slot's fork) */
         uint64_t now = now_ns();
         if (r == s->pid) {
-            collect(s, st, false);
+            collect(i, s, st, false);
         } else if (r < 0 && errno != EINTR) { /* not ours any more (reaped elsewhere) */
-            collect(s, 0, true);
+            collect(i, s, 0, true);
         } else if (r == 0 && (cut || (now > s->started_ns && now - s->started_ns > opt.timeout_ms * 1000000u))) {
             kill(s->pid, SIGKILL); /* the watchdog: a hung or runaway shadow */
             while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR) {}
             if (cut) res.cut++, res.killed--; /* counted apart (collect counts it killed) */
-            collect(s, st, true);
+            collect(i, s, st, true);
         }
     }
 }
 
-#define REAP_PERIOD_NS 1000000 /* 1 ms: a shadow's slot waits at most this long to be reused */
+/* poll's timeout: until the earliest deadline (a live shadow's watchdog, the end's grace),
+ * in ms rounded up, -1 (none) when nothing is live and the program is not ending. The pidfds
+ * of the live shadows and wake_fd go into [pf]; returns their count in [*n]. */
+static int next_wait(struct pollfd *pf, int *n, bool stopping) {
+    uint64_t now = now_ns(), until = stopping ? end_deadline_ns : UINT64_MAX;
+    int k = 0;
+    pf[k++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+    for (int i = 0; i < shm.nslots; i++) {
+        ShadowSlot *s = slot_at(i);
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_RUNNING) continue;
+        pf[k++] = (struct pollfd){.fd = pidfds[i], .events = POLLIN};
+        uint64_t d = s->started_ns + opt.timeout_ms * 1000000u;
+        if (d < until) until = d;
+    }
+    *n = k;
+    if (until == UINT64_MAX) return -1;
+    if (until <= now) return 0;
+    uint64_t ms = (until - now + 999999) / 1000000;
+    return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
 
 static void *shadow_main(void *arg) {
     (void)arg;
@@ -586,8 +654,12 @@ static void *shadow_main(void *arg) {
         bool stopping = __atomic_load_n(&stop_thread, __ATOMIC_ACQUIRE);
         reap(stopping && now_ns() > end_deadline_ns);
         if (stopping && __atomic_load_n(&live, __ATOMIC_RELAXED) == 0) break;
-        struct timespec ts = {0, REAP_PERIOD_NS};
-        nanosleep(&ts, NULL); /* EINTR (a collection's signal): just an earlier round */
+        struct pollfd pf[MAX_SLOTS + 1];
+        int n;
+        int ms = next_wait(pf, &n, stopping);
+        poll(pf, (nfds_t)n, ms); /* EINTR (a collection's signal): just an earlier round */
+        uint64_t drained;
+        if (pf[0].revents & POLLIN) (void)!read(wake_fd, &drained, sizeof drained);
     }
     return NULL;
 }
@@ -606,6 +678,11 @@ const char *vm_shadow_start(void) {
     if (m == MAP_FAILED) return "cannot map the shadows' slots";
     shm.base = m;
     shadow_stream = vm_prof_stream_detached();
+    for (int i = 0; i < MAX_SLOTS; i++) pidfds[i] = -1;
+    /* Non-blocking: a wake when the counter is already set changes nothing, and the reader
+     * drains it whole. Shadows inherit it and never use it. */
+    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd < 0) return "cannot make the shadow thread's eventfd";
     /* Raw pthread_create (cab/ starts its analyzers the same way): the thread holds no GC
      * pointer and must not be stopped by collections. */
     if (pthread_create(&shadow_thread, NULL, shadow_main, NULL) != 0) return "cannot start the shadow thread";
@@ -633,6 +710,7 @@ void vm_shadow_finish(void) {
         if (__atomic_load_n(&slot_at(i)->state, __ATOMIC_ACQUIRE) == SLOT_RUNNING)
             __atomic_store_n(&slot_at(i)->stop, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&stop_thread, 1, __ATOMIC_RELEASE);
+    wake_shadow_thread();
     pthread_join(shadow_thread, NULL);
     sched.end_wait_ns = now_ns() - t0;
     shadow_thread_on = false;

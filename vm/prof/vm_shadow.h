@@ -46,6 +46,9 @@ typedef struct VmShadowOptions {
     uint64_t seed;        /* random check phases; 0: from the clock */
     uint64_t test_kill;   /* -Xtest.shadow_kill: every Nth shadow hangs (0: none) */
     int cpu;              /* the analyzer core (shadow thread and shadows), -1: not pinned */
+    int test_idle;        /* -Xtest.shadow_idle: 0 off; 1 each shadow sleeps, 2 it spins, until the
+                           * program's end, with no window (the fork's cost apart from the
+                           * shadow's work: bench/eval/shadow_cpu.py) */
 } VmShadowOptions;
 
 /* The defaults keep forks and the shadows' use of the other core rare (bench/eval's shadow
