@@ -7,6 +7,12 @@
 #include "vm_meta.h"
 #include "vm_prof.h"
 
+/* The inline calls test a callee's numparams and is_vararg with one 16-bit compare (x86 is
+ * little-endian: numparams is the low byte): equal to the argument count means that many
+ * parameters and no varargs. */
+_Static_assert(offsetof(Proto, is_vararg) == offsetof(Proto, numparams) + 1 && sizeof(((Proto *)0)->numparams) == 1,
+               "numparams and is_vararg: one 16-bit word");
+
 /* After jit_call / jit_return / jit_tailcall (rax): 0 goes to [zero], 1 to the interpreter
  * (resume), anything else is code to enter in the frame S->ci (sw). */
 static void after_frame_helper(Comp *c, int zero) {
@@ -41,6 +47,18 @@ static void jit_code_field(Comp *c, ZydisRegister proto, size_t field, int slow)
     INS2(&c->a, MOV, R(RCX), M(RCX, (int64_t)field, 8));
     INS2(&c->a, TEST, R(RCX), R(RCX));
     JMP(&c->a, JZ, slow);
+}
+
+/* To [slow] when the frame has an open upvalue (S->openupval, the highest, at or above base):
+ * a return or tail call would have to close it (vm_needs_close). Uses rax. */
+static void no_open_upvals(Comp *c, int slow) {
+    int none = jit_new_label(&c->a);
+    INS2(&c->a, MOV, R(RAX), M(RS, offsetof(State, openupval), 8));
+    INS2(&c->a, TEST, R(RAX), R(RAX));
+    JMP(&c->a, JZ, none);
+    INS2(&c->a, CMP, M(RAX, offsetof(UpVal, v), 8), R(RBASE));
+    JMP(&c->a, JNB, slow);
+    jit_bind(&c->a, none);
 }
 
 /* FORPREP */
@@ -219,9 +237,8 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         JMP(a, JNZ, slow);
         INS2(a, MOV, R(R8), M(RDX, 0, 8));                                    /* closure */
         INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));                /* proto */
-        INS2(a, CMP, M(RSI, offsetof(Proto, is_vararg), 1), I(0));
-        JMP(a, JNZ, slow);
-        INS2(a, CMP, M(RSI, offsetof(Proto, numparams), 1), I(nargs));
+        /* numparams == nargs and is_vararg == 0 in one compare (tpl_tailcall's too) */
+        INS2(a, CMP, M(RSI, offsetof(Proto, numparams), 2), I(nargs));
         JMP(a, JNZ, slow);
         INS2(a, MOVZX, R(EAX), M(RSI, offsetof(Proto, maxstack), 2));
         INS2(a, SHL, R(RAX), I(4));
@@ -277,8 +294,149 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 
 /* TAILCALL */
 void tpl_tailcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
+    /* Inline, as most tail calls go (closures composed and partially applied, tak's and
+     * ack's recursion): a Lua function without varargs of exactly the arguments given (B
+     * of them, or up to S->top when B is 0), compiled already, from a frame without
+     * varargs (so the frame's func stays where it is), nothing to close, room on the stack;
+     * not while profiling (the frame's exit events are the C helper's). The guards come
+     * first and write nothing; then what vm_pretailcall does for a Lua callee: the function
+     * and its arguments moved down to ci->func, the registers above them nil (as the
+     * interpreter leaves them), the frame's top, savedpc and CIST_TAIL, and a jump to the
+     * callee's entry (its poll, its sampling tick). Before this, every tail call went
+     * through jit_tailcall and vm_pretailcall in C (about 170 machine instructions a call on
+     * tak). Anything else: jit_tailcall, the interpreter's L_TAILCALL. */
+    int b = (int)vm_b(i), slow = jit_new_label(a);
+    if (!jit_prof && !p->is_vararg) {
+        int fill = jit_new_label(a), filled = jit_new_label(a);
+        INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));                 /* ra */
+        INS2(a, CMP, M(RDX, offsetof(Value, tt), 4), I(VT_LFUNC));
+        JMP(a, JNZ, slow);
+        INS2(a, MOV, R(R8), M(RDX, 0, 8));                                    /* closure */
+        INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));                /* proto */
+        if (b != 0) {
+            /* numparams == B - 1 and is_vararg == 0 in one compare */
+            INS2(a, CMP, M(RSI, offsetof(Proto, numparams), 2), I(b - 1));
+            JMP(a, JNZ, slow);
+        } else {
+            /* r9 = the bytes of the function and its arguments, up to S->top */
+            INS2(a, CMP, M(RSI, offsetof(Proto, is_vararg), 1), I(0));
+            JMP(a, JNZ, slow);
+            INS2(a, MOV, R(R9), M(RS, offsetof(State, top), 8));
+            INS2(a, SUB, R(R9), R(RDX));
+            INS2(a, MOVZX, R(EAX), M(RSI, offsetof(Proto, numparams), 1));
+            INS2(a, SHL, R(EAX), I(4));
+            INS2(a, ADD, R(EAX), I(16));
+            INS2(a, CMP, R(R9), R(RAX));
+            JMP(a, JNZ, slow);
+        }
+        /* nothing to close: no open upvalue at or above base (the frame has no to-be-closed
+         * variable either: those make the compiler end it with RETURN, not TAILCALL) */
+        no_open_upvals(c, slow);
+        /* rax = the callee's top (base + maxstack: its func is ours); room as
+         * vm_pretailcall's vm_checkstack_fast wants it, maxstack + numparams + 2 slots above
+         * its arguments */
+        INS2(a, MOVZX, R(EAX), M(RSI, offsetof(Proto, maxstack), 2));
+        INS2(a, SHL, R(RAX), I(4));
+        INS2(a, ADD, R(RAX), R(RBASE));
+        INS2(a, MOVZX, R(ZYDIS_REGISTER_ECX), M(RSI, offsetof(Proto, numparams), 1));
+        INS2(a, SHL, R(ZYDIS_REGISTER_ECX), I(5));
+        INS2(a, LEA, R(RCX), MX(RAX, RCX, 1, 32, 8));
+        INS2(a, CMP, R(RCX), M(RS, offsetof(State, stack_last), 8));
+        JMP(a, JNB, slow);
+        jit_code_field(c, RSI, offsetof(JitCode, callentry), slow);           /* rcx */
+        /* the function and its arguments down to ci->func (base - 1): the copy goes
+         * forward, to lower addresses, so it never overwrites what it has yet to read */
+        if (b != 0) {
+            for (int k = 0; k < b; k++) {
+                INS2(a, MOVDQA, R(XMM0), M(RDX, 16 * (int64_t)k, 16));
+                INS2(a, MOVDQA, M(RBASE, 16 * ((int64_t)k - 1), 16), R(XMM0));
+            }
+        } else {
+            int copy = jit_new_label(a);
+            INS2(a, LEA, R(RDI), M(RBASE, -16, 8));
+            jit_bind(a, copy);
+            INS2(a, MOVDQA, R(XMM0), M(RDX, 0, 16));
+            INS2(a, MOVDQA, M(RDI, 0, 16), R(XMM0));
+            INS2(a, ADD, R(RDX), I(16));
+            INS2(a, ADD, R(RDI), I(16));
+            INS2(a, SUB, R(R9), I(16));
+            JMP(a, JNZ, copy);
+        }
+        /* registers above the parameters nil, up to the new top */
+        INS2(a, MOVZX, R(ZYDIS_REGISTER_EDX), M(RSI, offsetof(Proto, numparams), 1));
+        INS2(a, SHL, R(ZYDIS_REGISTER_EDX), I(4));
+        INS2(a, ADD, R(RDX), R(RBASE));
+        jit_bind(a, fill);
+        INS2(a, CMP, R(RDX), R(RAX));
+        JMP(a, JNB, filled);
+        INS2(a, MOV, M(RDX, offsetof(Value, tt), 4), I(VT_NIL));
+        INS2(a, ADD, R(RDX), I(16));
+        JMP(a, JMP, fill);
+        jit_bind(a, filled);
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, top), 8), R(RAX));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+        INS2(a, MOV, R(R9), M(RSI, offsetof(Proto, code), 8));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(R9));
+        INS2(a, MOV, M(RCI, offsetof(CallInfo, nextra), 4), I(0));
+        INS2(a, OR, M(RCI, offsetof(CallInfo, callstatus), 2), I(CIST_TAIL));
+        INS2(a, MOV, R(RCL), R(R8));
+        INS1(a, JMP, R(RCX));
+    }
+    jit_bind(a, slow);
     /* jit_tailcall: the interpreter's L_TAILCALL; then as after a return */
-    call_frame_helper(c, pc, jit_window ? jit_tailcall_window : jit_tailcall, ra, (int)vm_b(i));
+    call_frame_helper(c, pc, jit_window ? jit_tailcall_window : jit_tailcall, ra, b);
+}
+
+/* The inline return's switch to the caller, after its guards (tpl_return): the caller (ci->prev)
+ * must have compiled code, else to [slow]; the [n] results from R[ra] moved to ci->func, up;
+ * the caller made S->ci; S->top its top, or just after the results when it wants them all
+ * ([multret]); a jump to the caller's code at its savedpc. */
+static void return_inline(Comp *c, int ra, int n, bool multret, int slow) {
+    Asm *a = &c->a;
+    INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, prev), 8));            /* caller */
+    INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+    INS2(a, MOV, R(R8), M(RAX, 0, 8));                                    /* its closure */
+    INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));
+    jit_code_field(c, RSI, offsetof(JitCode, at), slow);
+    INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
+    INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
+    INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
+    if (jit_prof) { /* the events of 'ret' in the instrumented interpreter */
+        jit_emit_frame_exit(c);
+        INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+    }
+    if (n > 0 || multret) INS2(a, MOV, R(RDX), M(RCI, offsetof(CallInfo, func), 8));
+    for (int k = 0; k < n; k++) { /* to ci->func up: forward, below what is still to read */
+        INS2(a, MOVDQA, R(XMM0), WHOLE(ra + k));
+        INS2(a, MOVDQA, M(RDX, 16 * (int64_t)k, 16), R(XMM0));
+    }
+    INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
+    if (multret) {
+        if (n > 0) INS2(a, ADD, R(RDX), I(16 * (int64_t)n));
+    } else {
+        INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, top), 8));
+    }
+    INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RDX));
+    INS2(a, MOV, R(RCI), R(RDI));
+    INS2(a, LEA, R(RBASE), M(RAX, 16, 8));
+    INS2(a, MOV, R(RCL), R(R8));
+    if (jit_prof && (vm_prof_needs & PROF_NEED_MEM) && jit_prof_kind == VM_PS_EXHAUSTIVE) {
+        /* control back in the caller (rsi: its Proto): vm_prof_frame_room(its Proto)
+         * events of 8 bytes, as jit_emit_reserve for a size known only now */
+        _Static_assert(VM_PROF_ROOM_PER_INSTR * sizeof(uint64_t) == 1u << 4, "the shift below");
+        _Static_assert(VM_PROF_ROOM_PER_INSTR_PC == 3, "the lea below");
+        int back = jit_new_label(a);
+        INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
+        if (vm_prof_needs & PROF_NEED_PC) { /* ncode x VM_PROF_ROOM_PER_INSTR_PC x 8 bytes */
+            INS2(a, LEA, R(RDX), MX(RDX, RDX, 2, 0, 8));
+            INS2(a, SHL, R(RDX), I(3));
+        } else {
+            INS2(a, SHL, R(RDX), I(4)); /* ncode x VM_PROF_ROOM_PER_INSTR x 8 bytes */
+        }
+        jit_reserve_check(c, true, 0, jit_slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back));
+        jit_bind(a, back);
+    }
+    INS1(a, JMP, R(RCX));
 }
 
 /* RETURN, RETURN0, RETURN1 */
@@ -288,63 +446,31 @@ void tpl_return(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
      * caller; else the caller's compiled code at its savedpc. */
     int n = vm_op(i) == OP_RETURN0 ? 0 : vm_op(i) == OP_RETURN1 ? 1 : (int)vm_b(i) - 1;
     int slow = jit_new_label(a);
-    if (vm_op(i) != OP_RETURN && !p->is_vararg) {
+    if (n >= 0 && !p->is_vararg) {
         /* Inline, as most returns go: nothing to close, not entered from C, the caller
          * wants exactly the results given and has compiled code. Guards first; then the
-         * result is moved, the caller becomes S->ci and its code goes on at its savedpc. */
-        int noup = jit_new_label(a);
-        INS2(a, MOV, R(RAX), M(RS, offsetof(State, openupval), 8));
-        INS2(a, TEST, R(RAX), R(RAX));
-        JMP(a, JZ, noup);
-        INS2(a, CMP, M(RAX, offsetof(UpVal, v), 8), R(RBASE));
-        JMP(a, JNB, slow);
-        jit_bind(a, noup);
+         * results are moved, the caller becomes S->ci and its code goes on at its savedpc.
+         * Without profiling, a caller that wants all the results (VM_MULTRET: a call that
+         * is the last argument of another, as in tak's tak(tak(..), tak(..), tak(..)), or
+         * whose results a return returns) has a second copy of the switch, which sets
+         * S->top after the results: on tak, every such return went through jit_return
+         * (about 80 machine instructions). RETURN with B = 0 (results up to S->top)
+         * always goes through C. */
+        int multret = jit_new_label(a);
+        no_open_upvals(c, slow);
         INS2(a, CMP, M(RS, offsetof(State, ntbc), 4), I(0));
         JMP(a, JNZ, slow);
         INS2(a, TEST, M(RCI, offsetof(CallInfo, callstatus), 2), I(CIST_FRESH));
         JMP(a, JNZ, slow);
         INS2(a, CMP, M(RCI, offsetof(CallInfo, nresults), 4), I(n));
-        JMP(a, JNZ, slow);
-        INS2(a, MOV, R(RDI), M(RCI, offsetof(CallInfo, prev), 8));            /* caller */
-        INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
-        INS2(a, MOV, R(R8), M(RAX, 0, 8));                                    /* its closure */
-        INS2(a, MOV, R(RSI), M(R8, offsetof(LClosure, p), 8));
-        jit_code_field(c, RSI, offsetof(JitCode, at), slow);
-        INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, savedpc), 8));
-        INS2(a, SUB, R(RDX), M(RSI, offsetof(Proto, code), 8));
-        INS2(a, MOV, R(RCX), MX(RCX, RDX, 1, 0, 8)); /* at[pc]: Instr and pointers are both 8 bytes */
-        if (jit_prof) { /* the events of 'ret' in the instrumented interpreter */
-            jit_emit_frame_exit(c);
-            INS2(a, MOV, R(RAX), M(RDI, offsetof(CallInfo, func), 8));
+        JMP(a, JNZ, jit_prof ? slow : multret);
+        return_inline(c, ra, n, false, slow);
+        if (!jit_prof) {
+            jit_bind(a, multret);
+            INS2(a, CMP, M(RCI, offsetof(CallInfo, nresults), 4), I(VM_MULTRET));
+            JMP(a, JNZ, slow);
+            return_inline(c, ra, n, true, slow);
         }
-        if (n == 1) {
-            INS2(a, MOVDQA, R(XMM0), WHOLE(ra));
-            INS2(a, MOV, R(RDX), M(RCI, offsetof(CallInfo, func), 8));
-            INS2(a, MOVDQA, M(RDX, 0, 16), R(XMM0));
-        }
-        INS2(a, MOV, M(RS, offsetof(State, ci), 8), R(RDI));
-        INS2(a, MOV, R(RDX), M(RDI, offsetof(CallInfo, top), 8));
-        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RDX));
-        INS2(a, MOV, R(RCI), R(RDI));
-        INS2(a, LEA, R(RBASE), M(RAX, 16, 8));
-        INS2(a, MOV, R(RCL), R(R8));
-        if (jit_prof && (vm_prof_needs & PROF_NEED_MEM) && jit_prof_kind == VM_PS_EXHAUSTIVE) {
-            /* control back in the caller (rsi: its Proto): vm_prof_frame_room(its Proto)
-             * events of 8 bytes, as jit_emit_reserve for a size known only now */
-            _Static_assert(VM_PROF_ROOM_PER_INSTR * sizeof(uint64_t) == 1u << 4, "the shift below");
-            _Static_assert(VM_PROF_ROOM_PER_INSTR_PC == 3, "the lea below");
-            int back = jit_new_label(a);
-            INS2(a, MOVSXD, R(RDX), M(RSI, offsetof(Proto, ncode), 4));
-            if (vm_prof_needs & PROF_NEED_PC) { /* ncode x VM_PROF_ROOM_PER_INSTR_PC x 8 bytes */
-                INS2(a, LEA, R(RDX), MX(RDX, RDX, 2, 0, 8));
-                INS2(a, SHL, R(RDX), I(3));
-            } else {
-                INS2(a, SHL, R(RDX), I(4)); /* ncode x VM_PROF_ROOM_PER_INSTR x 8 bytes */
-            }
-            jit_reserve_check(c, true, 0, jit_slow_call(c, (void *)&vm_prof_frame_back, SLOW_CI, 0, back));
-            jit_bind(a, back);
-        }
-        INS1(a, JMP, R(RCX));
     }
     jit_bind(a, slow);
     call_frame_helper(c, pc, jit_window ? jit_return_window : jit_return, ra, n);

@@ -14,13 +14,18 @@
 static void upval_ptr(Comp *c, int pc, int reg, ZydisRegister dst) {
     Asm *a = &c->a;
     int direct = jit_new_label(a);
-    INS2(a, MOV, R(RDX), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
-    INS2(a, MOV, R(dst), M(RDX, offsetof(UpVal, v), 8));
+    /* The thread flag first (vm_upval_direct): while no second thread has started, an open
+     * upvalue and a closed one are both read directly, in 6 instructions. Testing closed
+     * first cost an open upvalue 8 (the recursive local functions of fib and tak, and any
+     * local of a main chunk that is still running, are open upvalues). */
+    INS2(a, MOV, R(RDX), I((int64_t)(uintptr_t)&vm_threads_started_flag));
+    INS2(a, MOV, R(dst), M(RCL, (int64_t)offsetof(LClosure, upvals) + 8 * (int64_t)reg, 8));
+    INS2(a, CMP, M(RDX, 0, 1), I(0));
+    INS2(a, MOV, R(RDX), R(dst));                                        /* the UpVal */
+    INS2(a, MOV, R(dst), M(dst, offsetof(UpVal, v), 8));                  /* (movs keep the flags) */
+    JMP(a, JZ, direct);
     INS2(a, LEA, R(RDX), M(RDX, offsetof(UpVal, closed), 8));
     INS2(a, CMP, R(dst), R(RDX));
-    JMP(a, JZ, direct);
-    INS2(a, MOV, R(RDX), I((int64_t)(uintptr_t)&vm_threads_started_flag)); /* vm_upval_direct */
-    INS2(a, CMP, M(RDX, 0, 1), I(0));
     JMP(a, JZ, direct);
     INS2(a, CMP, R(dst), M(RS, offsetof(State, stack), 8));
     JMP(a, JB, STEP(c, pc));
