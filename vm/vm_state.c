@@ -113,6 +113,15 @@ static void realloc_stack(State *S, int newsize) {
     memcpy(nw, old, (size_t)(keep + VM_EXTRA_STACK) * sizeof(Value));
     for (UpVal *uv = S->openupval; uv != NULL; uv = uv->next)
         __atomic_store_n(&uv->v, nw + (uv->v - old), __ATOMIC_RELEASE);
+    /* The old block is garbage from now on, but Boehm recognises interior pointers and a
+     * stale copy of one (a spilled base in a C frame, a register) is enough to keep it, and
+     * with it every value its slots still held: dead frames of a deep recursion, the
+     * temporaries of finished calls. binary_trees kept its whole stretch tree (10 MB) alive
+     * to the end that way. Zeroed, it keeps nothing. Nothing reads it any more: pointers
+     * into the stack are re-derived after anything that may grow it (as in Lua, whose
+     * realloc frees the old stack), and a foreign access to an open upvalue goes through
+     * uv->v under the lock held here. */
+    memset(old, 0, (size_t)(S->stacksize + VM_EXTRA_STACK) * sizeof(Value));
     if (locked) vm_upval_unlock();
     S->top = nw + (S->top - old);
     S->stack = nw;
