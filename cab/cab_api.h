@@ -479,6 +479,14 @@ typedef struct CabPlacement {
 } CabPlacement;
 void cab_topology_plan(int nanalyzers, CabPlacement *p);
 
+/* Read the topology now, without hwloc's plugins (PCI, OpenCL, GL, the libxml2 XML reader:
+ * what they find is never read here, and loading them maps libxml2, libicu, libX11 and
+ * more). The caller must be the process's only thread: it sets hwloc's
+ * HWLOC_PLUGINS_BLACKLIST around the load (unless the environment has one) and takes it
+ * out again, so the program and its children see the environment they were given. Later
+ * calls of any cab_topology function use the topology read here. */
+void cab_topology_load_core(void);
+
 /* Bind the calling thread to the set of OS CPUs [cpus][0..n). Returns 0 or an errno value. */
 int cab_topology_bind_self_set(const int *cpus, int n);
 

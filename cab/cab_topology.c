@@ -9,7 +9,9 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +31,18 @@ static void topo_load(void) {
 static hwloc_topology_t get_topo(void) {
     pthread_once(&topo_once, topo_load);
     return topo;
+}
+
+/* An empty program with every plugin: 11.3 M instructions and 8.3 MB peak RSS; without
+ * them 3.1 M and 5.1 MB (callgrind; /usr/bin/time, 2026-11-27). hwloc loads its plugins at
+ * the first hwloc_topology_init, reading this variable then. */
+#define CORE_ONLY_PLUGINS_BLACKLIST "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml"
+
+void cab_topology_load_core(void) {
+    bool set = getenv("HWLOC_PLUGINS_BLACKLIST") == NULL;
+    if (set) setenv("HWLOC_PLUGINS_BLACKLIST", CORE_ONLY_PLUGINS_BLACKLIST, 1);
+    get_topo();
+    if (set) unsetenv("HWLOC_PLUGINS_BLACKLIST");
 }
 
 size_t cab_topology_l1d_bytes(void) {

@@ -397,6 +397,7 @@ int main(int argc, char **argv) {
     /* Placement: with concurrent analysis, keep cores for the analyzers and run the
      * application (and every thread it starts: affinity is inherited) on the others. */
     int nanalyzers = opt.analyzers ? (int)opt.analyzers : opt.shards > 1 ? (int)opt.shards : 1;
+    cab_topology_load_core(); /* still the only thread: no collector, no VM thread yet */
     cab_topology_plan(opt.profile && !opt.sequential ? nanalyzers : 0, &placement);
     if (!opt.affinity_none && placement.napp > 0 && placement.nanalyzers > 0)
         pinned = cab_topology_bind_self_set(placement.app_cpus, placement.napp) == 0;

@@ -406,6 +406,20 @@ static void test_cab_analyzer_start_rejects_zero(void **state) {
     assert_non_null(strstr(err, "at least one"));
 }
 
+/* cab_topology_load_core leaves the environment as it found it: no blacklist of its own
+ * afterwards, and a user's kept. */
+static void test_cab_topology_load_core_keeps_the_environment(void **state) {
+    (void)state;
+    unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    cab_topology_load_core();
+    assert_null(getenv("HWLOC_PLUGINS_BLACKLIST"));
+    setenv("HWLOC_PLUGINS_BLACKLIST", "mine", 1);
+    cab_topology_load_core();
+    assert_string_equal(getenv("HWLOC_PLUGINS_BLACKLIST"), "mine");
+    unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    assert_true(cab_topology_current_cpu() >= 0);
+}
+
 static void test_cab_topology_basics(void **state) {
     (void)state;
     size_t l1 = cab_topology_l1d_bytes();
@@ -433,6 +447,7 @@ int main(void) {
         cmocka_unit_test(test_cab_analyzer_phase_observer),
         cmocka_unit_test(test_cab_analyzer_idle_sleeps_follow_the_share),
         cmocka_unit_test(test_cab_analyzer_start_rejects_zero),
+        cmocka_unit_test(test_cab_topology_load_core_keeps_the_environment),
         cmocka_unit_test(test_cab_topology_basics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
