@@ -371,8 +371,9 @@ static void test_cab_analyzer_phase_observer(void **state) {
 /* A ring of a low producer share (-Xprofile.always's 0.2%): through 40 ms with nothing to
  * read, the idle analyzer's sleeps double up to 4 ms (cab_analyzer.c, "Idle sleeps"), so it
  * wakes at most 12 times on the way up (1 us .. 2 ms), then once per 4 ms, plus once for the
- * registration, the close and the shutdown. At the 50 us of a share of 1 it would sleep
- * hundreds of times. The close ends the sleep: the residue is drained. */
+ * registration, the close and the shutdown. At the 50 us of a share of 1 it sleeps hundreds
+ * of times on a quiet machine (printed, not asserted). The close ends the sleep: the residue
+ * is drained. */
 static void test_cab_analyzer_idle_sleeps_follow_the_share(void **state) {
     (void)state;
     for (int low = 1; low >= 0; low--) {
@@ -394,8 +395,10 @@ static void test_cab_analyzer_idle_sleeps_follow_the_share(void **state) {
         assert_int_equal(s.done_calls, 1);
         assert_int_equal(s.seen, 5);
         assert_int_equal(s.bad, 0);
+        /* An upper bound only: on a loaded machine the 64 pauses and 16 sched_yields before
+         * the first sleep can take the whole 40 ms (TSan at a load average of 14: 0 sleeps
+         * at a share of 1), but no sleep ends before its time unless woken. */
         if (low) assert_true(s.final.idle_sleeps <= 12 + (uint64_t)(ms / 4) + 3);
-        assert_true(s.final.idle_sleeps >= 1);
     }
 }
 
