@@ -286,8 +286,16 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Set (release) by the phase observer when it hears the analyzer start; while
+ * [wait_for_start], the late producer's 30 ms count from then: on a loaded machine a new
+ * thread may start later than that (ASan at a load average of 8: the analyzer's first round
+ * came after the first push, and no idle phase was 10 ms long). */
+static int analyzer_started, wait_for_start;
+
 static void *late_producer_main(void *arg) {
     Stream *s = arg;
+    struct timespec nap = {0, 100 * 1000};
+    while (wait_for_start && !__atomic_load_n(&analyzer_started, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL);
     struct timespec ts = {0, 30 * 1000 * 1000};
     nanosleep(&ts, NULL); /* the analyzer has nothing to do meanwhile */
     return producer_main(s);
@@ -336,6 +344,7 @@ static int nphases;
 static void record_phase(int analyzer, int busy, uint64_t t0, uint64_t t1, uint64_t chunks) {
     if (nphases < MAX_PHASES) phases[nphases] = (PhaseRec){analyzer, busy, t0, t1, chunks};
     nphases++;
+    if (busy == -1) __atomic_store_n(&analyzer_started, 1, __ATOMIC_RELEASE);
 }
 
 /* One analyzer, a producer that sleeps 30 ms before pushing: the observer hears the start
@@ -344,10 +353,13 @@ static void record_phase(int analyzer, int busy, uint64_t t0, uint64_t t1, uint6
 static void test_cab_analyzer_phase_observer(void **state) {
     (void)state;
     nphases = 0;
+    analyzer_started = 0;
+    wait_for_start = 1;
     cab_analyzer_set_phase_observer(record_phase);
     Stream s;
     run_late_producer(&s, 4);
     cab_analyzer_set_phase_observer(NULL);
+    wait_for_start = 0;
     assert_int_equal(s.seen, s.total);
     assert_true(nphases >= 3 && nphases <= MAX_PHASES);
     assert_int_equal(phases[0].busy, -1);
