@@ -16,7 +16,7 @@
  *
  * Threads: a CabProducer is used by one thread at a time (the producer); the consume
  * functions by one thread at a time (the consumer). Nothing here touches the GC heap and the
- * ring memory is outside it (posix_memalign), so analyzer threads need no GC registration. */
+ * ring memory is outside it (malloc and mmap), so analyzer threads need no GC registration. */
 #ifndef CAB_API_H
 #define CAB_API_H
 

@@ -298,8 +298,7 @@ CabRing *cab_ring_new(const CabConfig *cfg, const CabBlockHooks *hooks, CabProdu
      * was 2.3 M instructions and 512 page faults at every thread's start, and a ring of a
      * sampled producer (-Xprofile.always) touches only the pages its windows fill. The
      * mapping is cut to a chunk-aligned start. */
-    size_t need = c.ring_bytes + CAB_LINE;
-    size_t len = need + c.chunk_bytes;
+    size_t len = c.ring_bytes + CAB_LINE + c.chunk_bytes; /* room for the alignment */
     char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) {
         free(r);
@@ -349,7 +348,6 @@ uint64_t cab_idle_sleep_ns(size_t nslots, double share) {
     double ns = (double)nslots / 4 / (share * CAB_PEAK_EVENTS_PER_US) * 1000;
     return ns < CAB_ANALYZER_SLEEP_NS ? CAB_ANALYZER_SLEEP_NS : ns > CAB_IDLE_SLEEP_MAX_NS ? CAB_IDLE_SLEEP_MAX_NS : (uint64_t)ns;
 }
-
 
 /* ====================================================================== */
 /* Producer: waiting, wrap, full ring                                      */

@@ -346,8 +346,9 @@ int main(int argc, char **argv) {
         /* Not pinned (unless -Xaffinity=auto is given): its analyzer is idle nearly all the
          * time, so keeping a core for it would only take that core from the program (a
          * production server's threads, or the scheduler's choice of the less busy CPU on a
-         * shared machine: richards at 0.2 under a load average of 13, pinned to CPU 0,
-         * 1.09 s median against 0.65 s unpinned without profiling). */
+         * shared machine: richards at 0.2, two batches of 12 interleaved runs at a load
+         * average of 12-13, medians: no profiling 0.61-0.65 s, always-on pinned 0.66-1.09 s,
+         * always-on unpinned 0.58 s; suggestive, not a clean measurement). */
         if (opt.affinity_none < 0) opt.affinity_none = always_unpinned = 1;
         if (opt.sample_mode == 2) opt.sample_adaptive = 1;
     }
