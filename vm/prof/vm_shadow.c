@@ -374,7 +374,8 @@ static void shadow_piece(void) {
  * spinning on the core without touching memory (2), then end with no event. The program pays
  * the fork and its copy-on-write faults as for a working shadow of that life (a page the
  * program writes is copied while the shadow holds it, whatever the shadow does), without (1)
- * or with (2) a busy core beside it: what a working shadow costs more is its memory traffic. */
+ * or with (2) a busy core beside it. What a working shadow costs beyond that is its own
+ * work (its memory traffic, its page faults, its twins): not split further yet. */
 static _Noreturn void idle_shadow(ShadowSlot *s) {
     for (;;) {
         if (opt.test_idle == 1) {
