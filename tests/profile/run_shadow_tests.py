@@ -262,10 +262,14 @@ def test_kill_some(tandem):
     """-Xtest.shadow_kill=2 on a longer run: the watchdog kills the hung ones, the others are
     analysed, the output is intact."""
     name = "kill every 2"
-    c0, so0, se0 = run(tandem, [KNOWN])
+    # ten times the default length (~0.4 s compiled): the default run lasted ~40 ms, and on a
+    # fast machine it ended within the watchdog's 30 ms of the first hung shadow, which the
+    # end then cut instead
+    n = ["3000000"]
+    c0, so0, se0 = run(tandem, [KNOWN, *n])
     code, rep, so, se = profile(tandem, KNOWN, "methodcount", ["-Xsample.mode=shadow", "-Xshadow.length=3000",
                                                                "-Xshadow.load=4", "-Xshadow.timeout=30",
-                                                               "-Xtest.shadow_kill=2", "-Xstats"])
+                                                               "-Xtest.shadow_kill=2", "-Xstats"], prog_args=n)
     check(f"{name}: runs, output intact", c0 == 0 and code == 0 and so == so0, se[-600:])
     st, ends = stats(se)
     if not check(f"{name}: -Xstats shows the shadows", st is not None, se[-600:]):
