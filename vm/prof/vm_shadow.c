@@ -165,6 +165,9 @@ static struct {
     struct rusage end_ru; /* the thread that ends the run (the program's, under native threads),
                              at its end: its page faults (copy-on-write after forks among them)
                              and system time, which do not depend on the machine's load */
+    uint64_t end_runq_ns; /* the same thread's time runnable but waiting for a core (the
+                             kernel's schedstat; UINT64_MAX if unreadable): of the wall time
+                             its CPU time does not explain, what contention took */
     bool stopping;        /* the run is ending: no more forks */
 } sched = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -691,9 +694,21 @@ const char *vm_shadow_start(void) {
     return NULL;
 }
 
+/* The calling thread's time waiting on a run queue, in ns (/proc/thread-self/schedstat's
+ * second field; kernels without schedstats have no file: UINT64_MAX). */
+static uint64_t thread_runq_ns(void) {
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (!f) return UINT64_MAX;
+    unsigned long long run, wait;
+    int n = fscanf(f, "%llu %llu", &run, &wait);
+    fclose(f);
+    return n == 2 ? (uint64_t)wait : UINT64_MAX;
+}
+
 void vm_shadow_finish(void) {
     if (!vm_shadow_on || vm_shadow_child) return;
     getrusage(RUSAGE_THREAD, &sched.end_ru);
+    sched.end_runq_ns = thread_runq_ns();
     pthread_mutex_lock(&sched.lock);
     sched.stopping = true;
     pthread_mutex_unlock(&sched.lock);
@@ -742,9 +757,12 @@ void vm_shadow_print_stats(FILE *f) {
             (unsigned long long)res.covered, (unsigned long long)all,
             all ? (double)res.covered / (double)all : 0.0);
     fprintf(f, "[stats] shadow: the ending thread (the program's under native threads): minor page faults %ld, system time %.3f ms,"
-               " user time %.3f ms\n",
+               " user time %.3f ms, context switches %ld voluntary %ld involuntary, waiting for a core ",
             sched.end_ru.ru_minflt, (double)sched.end_ru.ru_stime.tv_sec * 1e3 + (double)sched.end_ru.ru_stime.tv_usec / 1e3,
-            (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3);
+            (double)sched.end_ru.ru_utime.tv_sec * 1e3 + (double)sched.end_ru.ru_utime.tv_usec / 1e3,
+            sched.end_ru.ru_nvcsw, sched.end_ru.ru_nivcsw);
+    if (sched.end_runq_ns == UINT64_MAX) fprintf(f, "unknown\n");
+    else fprintf(f, "%.3f ms\n", (double)sched.end_runq_ns / 1e6);
     /* Where the shadows' windows ran (vm_sample_print_stats' line for sampled windows) */
     fprintf(f, "[stats] shadow windows: %s; window ticks in compiled code %llu, interpreted %llu;"
                " the analysed shadows' CPU time %.3f ms (%.1f ns a tick covered; system %.3f ms, minor page faults %llu)\n",
