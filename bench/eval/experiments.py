@@ -254,13 +254,14 @@ EXPERIMENTS = [
 ]
 
 
-def plan(mode, only=None):
-    """[(name, title, configs, [(program, scale)])] for [mode]."""
+def plan(mode, only=None, factor=1.0):
+    """[(name, title, configs, [(program, scale)])] for [mode], every program's scale times
+    [factor] (run.py's --scale: longer runs resolve smaller overheads)."""
     out = []
     for name, title, configs in EXPERIMENTS:
         if only and name not in only:
             continue
-        progs = [(p, scale_of(p, mode)) for p in PROGRAMS[mode][name]]
+        progs = [(p, round(scale_of(p, mode) * factor, 3)) for p in PROGRAMS[mode][name]]
         out.append((name, title, configs if configs is not None else shadow_configs(mode), progs))
     return out
 

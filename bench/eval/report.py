@@ -386,9 +386,11 @@ def write(folder):
     made = plot.all_plots(folder, data, agg)
 
     md = ["# Tandem: the CAB paper's evaluation (sections 4 and 6)\n"]
-    md.append("- command: `%s` (%s mode, %s rounds per experiment), started %s UTC, measured in %.1f min\n" %
-              (meta.get("command", "?"), meta.get("mode", "?"), meta.get("runs", "?"), meta.get("started_utc", "?"),
-               meta.get("seconds", 0) / 60))
+    factor = meta.get("scale_factor", 1.0)
+    md.append("- command: `%s` (%s mode%s, %s rounds per experiment), started %s UTC, measured in %.1f min\n" %
+              (meta.get("command", "?"), meta.get("mode", "?"),
+               ", every scale x%g" % factor if factor != 1.0 else "", meta.get("runs", "?"),
+               meta.get("started_utc", "?"), meta.get("seconds", 0) / 60))
     md.append("- commit: `%s` (%s)%s\n" % (meta.get("git_commit", "?"), meta.get("git_subject", ""),
                                            "; %d tracked files modified in the work tree" % meta["git_dirty_files"]
                                            if meta.get("git_dirty_files") else ""))

@@ -7,10 +7,11 @@ integer, float, NaN and nil keys, fields), run each under
 output and exit status.
 
 The test suite runs it with a fixed seed (ctest: jit_difftest); a longer run by hand:
-    python3 tests/jit/difftest.py --tandem build/tandem --programs 500 --seed $RANDOM
+    python3 tests/jit/difftest.py --tandem build/tandem --programs 500 --seed $RANDOM [--jobs 2]
 A failing program is written to the --keep folder (default /tmp) with its three outputs.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import re
@@ -218,18 +219,22 @@ def parser(doc, seed):
 def main():
     ap = parser(__doc__, 20261123)
     ap.add_argument("--funcs", type=int, default=12, help="functions per program")
+    ap.add_argument("--jobs", type=int, default=1, help="programs run at once")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
     tmpdir = os.path.join(args.keep, "tandem_jit_difftest_%d" % os.getpid())
     os.makedirs(tmpdir, exist_ok=True)
-    failures = 0
-    for n in range(args.programs):
-        src = Gen(rnd).program(args.funcs)
-        path = os.path.join(tmpdir, "p%d.lua" % n)
-        cmds = {"jit": [args.tandem, "-Xdump=jit"], "interp": [args.tandem, "-Xjit=off"]}
-        if args.lua:
-            cmds["lua5.4"] = [args.lua]
-        failures += bool(differential(path, src, cmds, args.timeout))
+    cmds = {"jit": [args.tandem, "-Xdump=jit"], "interp": [args.tandem, "-Xjit=off"]}
+    if args.lua:
+        cmds["lua5.4"] = [args.lua]
+
+    def one(n, src):
+        return bool(differential(os.path.join(tmpdir, "p%d.lua" % n), src, cmds, args.timeout))
+    # every source is generated here, in order, so that a seed names the same programs
+    # whatever --jobs is; the runs (subprocesses) overlap
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = [pool.submit(one, n, Gen(rnd).program(args.funcs)) for n in range(args.programs)]
+        failures = sum(f.result() for f in futs)
     for l in NOT_COMPILED[:10]:
         print("NOT COMPILED: " + l)
     if NOT_COMPILED:
