@@ -74,6 +74,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,13 +428,42 @@ static int free_slot(void) {
  * forever, and its first collection would wait for it: seen under green threads, the main
  * native thread on its way into its wait at start-up), and no green thread is half
  * switched. Both processes then let the world go (vm_world_start): in the shadow the other
- * contexts stay stopped for good, their threads gone. */
+ * contexts stay stopped for good, their threads gone.
+ *
+ * A child inherits the forking thread's CPU mask. With the program pinned, the shadow was
+ * queued on the program's core and ran there until its own first steps bound it to the
+ * analyzer core (become_shadow), while the program waited for its core: in six richards runs
+ * (load average 18) every shadow's first instruction ran on the program's CPU, most of them
+ * before the program was back from the fork. So the forking thread's mask is widened by the
+ * analyzer core (opt.cpu) for the fork alone, which lets the kernel's fork balancing place
+ * the new task on the idler of the two; the program's mask is restored after it, and the
+ * shadow moved to opt.cpu at once, in case both cores were busy and it was queued on the
+ * program's (it then first ran on the analyzer core in three runs of six at that load; the
+ * other three had run before the program got back). */
 static void fork_op(void *arg) {
     pid_t *pid = arg;
+    cpu_set_t mine, wide;
+    bool widened = false;
+    if (opt.cpu >= 0 && opt.cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof mine, &mine) == 0 &&
+        !CPU_ISSET(opt.cpu, &mine)) {
+        wide = mine;
+        CPU_SET(opt.cpu, &wide);
+        widened = sched_setaffinity(0, sizeof wide, &wide) == 0;
+    }
     gc_fork_prepare();
     *pid = fork();
-    if (*pid == 0) gc_fork_child();
-    else gc_fork_parent();
+    if (*pid == 0) {
+        gc_fork_child();
+    } else {
+        gc_fork_parent();
+        if (widened) {
+            (void)sched_setaffinity(0, sizeof mine, &mine);
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(opt.cpu, &one);
+            if (*pid > 0) (void)sched_setaffinity(*pid, sizeof one, &one);
+        }
+    }
 }
 
 #define GATHER_TIMEOUT 0.02 /* seconds */
