@@ -65,6 +65,7 @@ ANALYSED = ("analyzer_chunks", "analyzer_busy_ms", "self_chunks", "self_ms")   #
 
 
 SHADOW_RE = re.compile(r"\[stats\] shadow: .*?forked (\d+), analysed (\d+) .*?; mean life ([0-9.]+) ms")
+SHADOW_WAITS_RE = re.compile(r"the program's time in forks ([0-9.]+) ms .*?waiting for the last shadows at its end ([0-9.]+) ms")
 SHADOW_WINDOWS_RE = re.compile(r"\[stats\] shadow windows: \w+; window ticks in compiled code (\d+), interpreted (\d+);"
                                r" the analysed shadows' CPU time ([0-9.]+) ms \(([0-9.]+) ns a tick")
 
@@ -73,13 +74,18 @@ def shadow_stats(err, seconds):
     """Shadow profiling's -Xstats (vm/prof/vm_shadow.c): forks, shadows analysed, their summed
     lives (fork to reap, seconds) and that as a share of the run's wall time (the average number
     of live shadows), the share of their window ticks run in compiled code, and their CPU time
-    (what they took of the other core, whatever the load) a tick covered; {} without shadows."""
-    m, w = SHADOW_RE.search(err), SHADOW_WINDOWS_RE.search(err)
+    (what they took of the other core, whatever the load) a tick covered, and the program's
+    wall time in forks and in its wait for the last shadows at its end, as shares of the run's
+    wall time; {} without shadows."""
+    m, w, t = SHADOW_RE.search(err), SHADOW_WINDOWS_RE.search(err), SHADOW_WAITS_RE.search(err)
     if not m:
         return {}
     live = int(m.group(2)) * float(m.group(3)) / 1e3
     out = {"shadow_forks": int(m.group(1)), "shadow_analysed": int(m.group(2)), "shadow_live_s": live,
            "shadow_live_share": live / seconds if seconds else None}
+    if t and seconds:
+        out["shadow_fork_share"] = float(t.group(1)) / 1e3 / seconds
+        out["shadow_end_share"] = float(t.group(2)) / 1e3 / seconds
     if w and int(w.group(1)) + int(w.group(2)):
         out["shadow_compiled"] = int(w.group(1)) / (int(w.group(1)) + int(w.group(2)))
         out["shadow_ns_tick"] = float(w.group(4))

@@ -14,8 +14,9 @@ that run no window and live until the end, asleep (the fork and its copy-on-writ
 spinning on the other core (that plus a busy core beside the program: -Xtest.shadow_idle); and
 working shadows at several <length, load>, the default among them. The program's thread time is
 -Xstats' "the ending thread" (user + system) of a run (the base's: the process's), each ratio
-against NOFORK's, and its time runnable but waiting for a core (contention, which CPU time
-does not show) as a share of the run's wall time; "wall vs base" is the median wall time against the base's, meaningful on a
+against NOFORK's, and, as shares of the run's wall time, its time runnable but waiting for a
+core (contention, which CPU time does not show), in forks, and waiting for the last shadows
+(and their analysis) at the end; "wall vs base" is the median wall time against the base's, meaningful on a
 quiet machine only (say the load: it is printed). The configurations run interleaved, in an
 order shuffled per round (shared/notes/measuring.md); medians per program, geometric mean over
 programs. Prints a markdown table; --json writes every run.
@@ -135,9 +136,9 @@ def main():
     print("%s, %d rounds, programs %s (scale as bench/eval's full mode); load average %s\n" % (
         o.analysis, o.runs, ", ".join(progs), " ".join(open("/proc/loadavg").read().split()[:3])))
     print("| configuration | wall vs base (geomean) | per program | program thread CPU vs no fork (geomean) | per program |"
-          " its minor faults | its wait for a core (share of the wall) | forks | coverage | shadow CPU ns a tick | shadows live |"
-          " weighted error |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          " its minor faults | its wait for a core (share of the wall) | in forks (share) | waiting at the end (share) | forks |"
+          " coverage | shadow CPU ns a tick | shadows live | weighted error |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     base, nofork = CONFIGS[0][0], CONFIGS[1][0]
 
     def ratios_of(c, ref, col):
@@ -145,11 +146,13 @@ def main():
     for c in [c[0] for c in CONFIGS]:
         ratios = ratios_of(c, nofork, "parent_cpu_ms")
         walls = ratios_of(c, base, "seconds")
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c, f(gm(walls), "%.3f"), " ".join(f(x, "%.3f") for x in walls),
             f(gm(ratios), "%.3f"), " ".join(f(x, "%.3f") for x in ratios),
             f(mean([med(p, c, "parent_minflt") for p in progs]), "%.0f"),
             f(mean([med(p, c, "runq_share") for p in progs]), "%.4f"),
+            f(mean([med(p, c, "shadow_fork_share") for p in progs]), "%.4f"),
+            f(mean([med(p, c, "shadow_end_share") for p in progs]), "%.4f"),
             f(mean([med(p, c, "shadow_forks") for p in progs]), "%.1f"),
             f(mean([med(p, c, "coverage") for p in progs]), "%.3f"),
             f(mean([med(p, c, "shadow_ns_tick") for p in progs]), "%.0f"),
