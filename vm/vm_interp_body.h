@@ -1202,8 +1202,11 @@ L_SETLIST: {
     vm_Unsigned last = C();
     if (vm_k(i)) last = vm_bx(*pc++);
     if (n == 0) n = (int)(S->top - ra) - 1;
-    Table *t = ra->u.t;
     ci->savedpc = pc;
+    /* the verifier proves R[A] holds the constructor's table, but debug.setlocal (from a
+     * function called for the constructor's last values) can replace it (vm_verify.c) */
+    if (__builtin_expect(ra->tt != VT_TABLE, 0)) vm_typeerror(S, ra, "index");
+    Table *t = ra->u.t;
     if (last + (vm_Unsigned)n > vm_table_asize(t)) vm_table_reserve(S, t, (uint32_t)(last + (vm_Unsigned)n), 0);
     ra = RA();
     for (int j = 1; j <= n; j++) vm_table_setint(S, t, (vm_Integer)(last + (vm_Unsigned)j), &ra[j]);

@@ -109,6 +109,13 @@ def main():
     check("traceback frames", "stack traceback:" in err and "traceback.lua:2: in " in err
           and "traceback.lua:5: in " in err and "traceback.lua:7: in main chunk" in err, err)
 
+    # a table constructor's register replaced by debug.setlocal: an error, not a store into a
+    # number (lua5.4 crashes there), with the JIT on and off (the JIT steps SETLIST)
+    for jit in ("on", "off"):
+        code, out, err = run("-Xjit=" + jit, "setlocal_constructor.lua")
+        check("constructor after debug.setlocal, jit " + jit,
+              code == 0 and out == "false\tattempt to index a number value\ntrue\t7\t3\t1\t2\t3\n", f"{code} {out!r} {err!r}")
+
     code, out, err = run("-Xgc.maxheap=64m", "oom.lua")
     check("out of memory caught", out.startswith("caught\tfalse\tnot enough memory\n1000\n"), f"{out!r}")
     check("out of memory uncaught", code == 1 and "not enough memory" in err and "Warning" not in err,

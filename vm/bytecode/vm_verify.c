@@ -360,9 +360,12 @@ static bool check_code(Verifier *V) {
  * Invariant: known and cap are disjoint at every instruction. Writes are modelled per
  * opcode; where an instruction may write an open-ended range (CALL, VARARG, CONCAT,
  * TFORCALL results) every register from the first one up is forgotten.
- * The only way other code reaches this frame's registers is through open upvalues
- * (closures, debug.setupvalue): keep it so. A debug.setlocal would break the analysis;
- * if one is ever added, SETLIST must test R[A]'s tag instead (grep SETLIST vm_interp.c). */
+ * Other code reaches this frame's registers through open upvalues (closures,
+ * debug.setupvalue), which the analysis models, and through debug.setlocal, which it cannot:
+ * a function called for the constructor's last values may replace R[A]. So the interpreter's
+ * SETLIST (which the JIT steps) also tests R[A]'s tag and raises an error instead of storing
+ * into a non-table (tests/cli/setlocal_constructor.lua); the proof still rejects
+ * bytecode that could reach a SETLIST without a table by itself. */
 
 typedef struct RegSet {
     uint64_t w[4]; /* VM_MAXREGS <= 256 */
