@@ -162,9 +162,13 @@ static inline void sethint(TabArr *a, uint32_t h) { __atomic_store_n(&a->lenhint
 #define RADD(x, d) RSTORE(x, RLOAD(x) + (d))
 
 /* Most keys a hash part of [cap] nodes may hold, dead ones included: 3/4 of the nodes
- * (one less than all for the tiny sizes, so a probe usually finds an empty node). */
+ * (one less than all for 4 nodes, so a probe usually finds an empty node), but all of a
+ * 2-node block: a two-field record ({value = v, next = n}) then takes 2 nodes instead of 4
+ * (Boehm's 112-byte class instead of 176). A full block is safe: every probe visits at
+ * most mask + 1 nodes (racing inserters may fill any block, "Races"), and with 2 nodes a
+ * probe for an absent key reads both, no more than a probe that meets an empty node. */
 static inline uint32_t hlimit(uint32_t cap) {
-    return cap <= 4 ? (cap == 0 ? 0 : cap - 1) : cap - (cap >> 2);
+    return cap <= 4 ? (cap <= 2 ? cap : cap - 1) : cap - (cap >> 2);
 }
 
 /* Hash part size for [n] keys: the smallest power of two that holds them with 1/8 of them
