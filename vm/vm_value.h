@@ -285,6 +285,10 @@ typedef struct TabNodes {
 #define VM_WEAKK 1u
 #define VM_WEAKV 2u
 #define VM_TOFINALIZE 4u
+/* Table h.extra >> VM_TABINLINE_SHIFT: how many 16-byte units of parts the Table's own
+ * block holds after the Table (vm_table_new: small tables sized at creation), 0 for none.
+ * Set at creation, never changed (the other bits are changed by read-modify-writes). */
+#define VM_TABINLINE_SHIFT 4
 #define VM_WEAKARR 0xA7A70000u
 #define VM_WEAKNODES 0xB0DE0000u
 #define VM_WEAKMAGIC 0xFFFF0000u
