@@ -582,7 +582,10 @@ static void rehash(State *S, Table *t, const Value *k) {
  * back, so the Table's block keeps no stale copy of a value the table no longer holds (the
  * conservative scan would follow it: a weak table would keep what it should drop). Once
  * threads have started, replaced inline parts keep their last contents until the table
- * dies, as replaced separate blocks do until nobody points into them.
+ * dies, as replaced separate blocks do until nobody points into them; so once threads have
+ * started, new tables get separate parts (a constructed table made weak would otherwise keep
+ * its first values for life: tests/programs/weak/constructed.lua under green threads). A
+ * table built inline before the first thread and made weak after it still keeps them.
  * How much is inline is in h.extra (VM_TABINLINE_SHIFT): a block is inline exactly when it
  * starts inside that extent; a separate block cannot, since it is another block of Boehm's.
  * Parts larger than TABINLINE_MAX bytes stay separate: a table that grows past its
@@ -610,7 +613,8 @@ Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     uint32_t cap = capfor(S, nhash);
     size_t abytes = narr != 0 ? sizeof(TabArr) + (size_t)narr * sizeof(Value) : 0;
     size_t nbytes = cap != 0 ? sizeof(TabNodes) + (size_t)cap * sizeof(Node) : 0;
-    if (abytes + nbytes != 0 && abytes + nbytes <= TABINLINE_MAX) {
+    if (abytes + nbytes != 0 && abytes + nbytes <= TABINLINE_MAX &&
+        !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
         Table *t = vm_alloc(S, sizeof(Table) + abytes + nbytes);   /* scanned, zeroed */
         TabArr *a = EMPTYARR;
         TabNodes *b = EMPTYNODES;
