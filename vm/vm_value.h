@@ -240,7 +240,9 @@ static inline uint32_t vm_str_cachedhash(const String *s) { return __atomic_load
  * of the array part loads the block pointer once and takes its bound from that block; a
  * lookup in the hash part uses Table.hmask, which never exceeds the mask of a node block
  * loaded after it (the hash part only grows). Neither pointer is ever NULL: an absent part
- * is a shared static empty block. */
+ * is a shared static empty block. A part may also sit inside the Table's own GC block, right
+ * after the Table (small tables sized at creation: vm_table_new, VM_TABINLINE_SHIFT); it is
+ * read and replaced as any other block, never given back with gc_free. */
 typedef struct Node {
     Value key;
     Value val;
