@@ -162,9 +162,13 @@ static inline void sethint(TabArr *a, uint32_t h) { __atomic_store_n(&a->lenhint
 #define RADD(x, d) RSTORE(x, RLOAD(x) + (d))
 
 /* Most keys a hash part of [cap] nodes may hold, dead ones included: 3/4 of the nodes
- * (one less than all for the tiny sizes, so a probe usually finds an empty node). */
+ * (one less than all for 4 nodes, so a probe usually finds an empty node), but all of a
+ * 2-node block: a two-field record ({value = v, next = n}) then takes 2 nodes instead of 4
+ * (Boehm's 112-byte class instead of 176). A full block is safe: every probe visits at
+ * most mask + 1 nodes (racing inserters may fill any block, "Races"), and with 2 nodes a
+ * probe for an absent key reads both, no more than a probe that meets an empty node. */
 static inline uint32_t hlimit(uint32_t cap) {
-    return cap <= 4 ? (cap == 0 ? 0 : cap - 1) : cap - (cap >> 2);
+    return cap <= 4 ? (cap <= 2 ? cap : cap - 1) : cap - (cap >> 2);
 }
 
 /* Hash part size for [n] keys: the smallest power of two that holds them with 1/8 of them
@@ -388,6 +392,7 @@ static bool may_free_old_blocks(void) {
  * built before the table changes, so an allocation error leaves it intact, and readers on
  * other threads only ever see complete blocks. */
 static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh);
+static void release_block(const Table *t, void *blk, size_t bytes);
 static void resize(State *S, Table *t, uint32_t na, uint32_t nc) { resize_blocks(S, t, na, nc, false); }
 
 /* Between a resize's two publishing stores, t->node names (TabNodes.asize) a larger array
@@ -476,8 +481,8 @@ static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fre
                    !__atomic_compare_exchange_n(&t->hmask, &m, b->mask, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
             }
             if (may_free_old_blocks()) {
-                if (a != oa && oa != EMPTYARR) gc_free(oa);
-                if (ob != EMPTYNODES) gc_free(ob);
+                if (a != oa && oa != EMPTYARR) release_block(t, oa, sizeof(TabArr) + (size_t)osize * sizeof(Value));
+                if (ob != EMPTYNODES) release_block(t, ob, sizeof(TabNodes) + (size_t)onodes * sizeof(Node));
             }
             return;
         }
@@ -583,13 +588,72 @@ static void rehash(State *S, Table *t, const Value *k) {
  * Creation
  * ====================================================================== */
 
+/* Small tables sized at creation (a constructor's hints) hold their parts in their own
+ * block, after the Table: [Table][TabArr][TabNodes], one allocation instead of up to three,
+ * and no Boehm slack byte per part (a two-field record {value = v, next = n}: 144 bytes
+ * instead of 48 + 112; a pair {l, r}: 96 instead of 48 + 64). The parts are ordinary
+ * blocks in every other respect: t->arr and t->node point at them (interior pointers, which
+ * Boehm recognises), they carry their own sizes, and a resize replaces them as it replaces
+ * any block, except that an inline block is never given back with gc_free (it is not a
+ * block of Boehm's): release_block() clears it instead while the old blocks may be given
+ * back, so the Table's block keeps no stale copy of a value the table no longer holds (the
+ * conservative scan would follow it: a weak table would keep what it should drop). Once
+ * threads have started, replaced inline parts keep their last contents until the table
+ * dies, as replaced separate blocks do until nobody points into them; so once threads have
+ * started, new tables get separate parts (a constructed table made weak would otherwise keep
+ * its first values for life: tests/programs/weak/constructed.lua under green threads). A
+ * table built inline before the first thread and made weak after it still keeps them.
+ * How much is inline is in h.extra (VM_TABINLINE_SHIFT): a block is inline exactly when it
+ * starts inside that extent; a separate block cannot, since it is another block of Boehm's.
+ * Parts larger than TABINLINE_MAX bytes stay separate: a table that grows past its
+ * constructor keeps its dead inline parts for life, so only small ones are worth it. */
+#define TABINLINE_MAX 512
+_Static_assert((TABINLINE_MAX / 16) << VM_TABINLINE_SHIFT <= 0xFFFF, "inline extent fits h.extra");
+
+static inline bool inlined(const Table *t, const void *blk) {
+    return (uintptr_t)blk - (uintptr_t)(t + 1) < (size_t)(t->h.extra >> VM_TABINLINE_SHIFT) * 16;
+}
+
+/* A part that [t] no longer uses, while no other thread can be reading it. */
+static void release_block(const Table *t, void *blk, size_t bytes) {
+    if (inlined(t, blk))
+        memset(blk, 0, bytes);
+    else
+        gc_free(blk);
+}
+
 /* The blocks are allocated before the Table, so that an allocation error leaves nothing
  * half built, and stored with plain stores: no other thread can see the table yet (it is
  * published by a later store of its pointer, which vm_storev orders after these). */
 Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
+    uint32_t cap = capfor(S, nhash);
+    size_t abytes = narr != 0 ? sizeof(TabArr) + (size_t)narr * sizeof(Value) : 0;
+    size_t nbytes = cap != 0 ? sizeof(TabNodes) + (size_t)cap * sizeof(Node) : 0;
+    if (abytes + nbytes != 0 && abytes + nbytes <= TABINLINE_MAX &&
+        !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
+        Table *t = vm_alloc(S, sizeof(Table) + abytes + nbytes);   /* scanned, zeroed */
+        TabArr *a = EMPTYARR;
+        TabNodes *b = EMPTYNODES;
+        if (narr != 0) {
+            a = (TabArr *)(t + 1);
+            a->size = narr;
+        }
+        if (cap != 0) {
+            b = (TabNodes *)((char *)(t + 1) + abytes);
+            b->mask = cap - 1;
+            b->limit = hlimit(cap);
+            b->asize = narr;
+        }
+        t->h.type = VT_TABLE;
+        t->h.extra = (uint16_t)(((abytes + nbytes) / 16) << VM_TABINLINE_SHIFT);
+        t->arr = a;
+        t->node = b;
+        t->hmask = b->mask;
+        return t;
+    }
     TabArr *a = newarr(S, narr, 0);
-    TabNodes *b = newnodes(S, capfor(S, nhash), 0);
+    TabNodes *b = newnodes(S, cap, 0);
     if (b != EMPTYNODES) b->asize = narr;
     Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable */
     t->h.type = VT_TABLE;

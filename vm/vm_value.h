@@ -240,7 +240,9 @@ static inline uint32_t vm_str_cachedhash(const String *s) { return __atomic_load
  * of the array part loads the block pointer once and takes its bound from that block; a
  * lookup in the hash part uses Table.hmask, which never exceeds the mask of a node block
  * loaded after it (the hash part only grows). Neither pointer is ever NULL: an absent part
- * is a shared static empty block. */
+ * is a shared static empty block. A part may also sit inside the Table's own GC block, right
+ * after the Table (small tables sized at creation: vm_table_new, VM_TABINLINE_SHIFT); it is
+ * read and replaced as any other block, never given back with gc_free. */
 typedef struct Node {
     Value key;
     Value val;
@@ -285,6 +287,10 @@ typedef struct TabNodes {
 #define VM_WEAKK 1u
 #define VM_WEAKV 2u
 #define VM_TOFINALIZE 4u
+/* Table h.extra >> VM_TABINLINE_SHIFT: how many 16-byte units of parts the Table's own
+ * block holds after the Table (vm_table_new: small tables sized at creation), 0 for none.
+ * Set at creation, never changed (the other bits are changed by read-modify-writes). */
+#define VM_TABINLINE_SHIFT 4
 #define VM_WEAKARR 0xA7A70000u
 #define VM_WEAKNODES 0xB0DE0000u
 #define VM_WEAKMAGIC 0xFFFF0000u
