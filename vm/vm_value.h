@@ -385,9 +385,16 @@ typedef int (*CFunction)(struct State *S);
  * not keep, in slots they never write, addresses that earlier calls left there (Boehm scans
  * them conservatively: a dead object would survive every explicit collection). */
 #define VM_CF_SCRUB 1u
+/* CClosure h.flags, the coroutine library's switching functions (at most one of them):
+ * vm_precall and jit_call call them through vm_coro_precall (vm_coro.c), one C frame for
+ * the call, the library function's work and the switch. */
+#define VM_CF_CORO_RESUME 2u /* coroutine.resume */
+#define VM_CF_CORO_YIELD 4u  /* coroutine.yield */
+#define VM_CF_CORO_WRAP 8u   /* a function made by coroutine.wrap (upvalue 1: the coroutine) */
+#define VM_CF_CORO (VM_CF_CORO_RESUME | VM_CF_CORO_YIELD | VM_CF_CORO_WRAP)
 
 typedef struct CClosure {
-    ObjHeader h;           /* h.extra: number of upvalues; h.flags: VM_CF_SCRUB */
+    ObjHeader h;           /* h.extra: number of upvalues; h.flags: VM_CF_SCRUB, VM_CF_CORO_* */
     CFunction f;
     const char *name;      /* static string used in "bad argument #1 to 'name'" */
     Value upvals[];
