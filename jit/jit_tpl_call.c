@@ -88,8 +88,10 @@ static void loop_back(Comp *c, int pc, Instr i) {
 void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
     int done = pc + 1;
-    INS2(a, CMP, TAG(ra + 2), I(VT_INT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (jit_kt(c, pc, ra + 2) != KT_INT) { /* known types (jit_types.c, numjit's hunk) */
+        INS2(a, CMP, TAG(ra + 2), I(VT_INT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     INS2(a, MOV, R(RAX), VAL(ra + 1));
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, jit_edge_label(c, pc, 0, L(c, done)));
@@ -99,7 +101,7 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, ADD, R(RAX), VAL(ra + 2));
     INS2(a, MOV, VAL(ra), R(RAX));
     INS2(a, MOV, VAL(ra + 3), R(RAX));
-    INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+    if (jit_kt(c, pc, ra + 3) != KT_INT) INS2(a, MOV, TAG(ra + 3), I(VT_INT)); /* else known */
     loop_back(c, pc, i);
 }
 
