@@ -187,6 +187,7 @@ static void dump(const Comp *c, const JitCode *jc, const uint8_t *code) {
     }
     for (int pc = 0; pc < c->n; pc++) {
         vm_bytecode_list_instr(stderr, p, pc);
+        jit_dump_known(c, pc);
         long from = c->a.label[pc], to = pc + 1 < c->n ? c->a.label[pc + 1] : (long)c->templates_end;
         if (!c->tmpl[pc]) fprintf(stderr, "      ; step: no template, the interpreter runs it (vm_jit_step)\n");
         jit_disasm(stderr, code + from, (size_t)(to - from), "      ");
@@ -245,6 +246,12 @@ static JitCode *compile_locked(Proto *p) {
         const Template *t = &templates[vm_op(p->code[pc])];
         tmpl[pc] = t->emit != NULL && (t->ok == NULL || t->ok(&c, pc));
         ntemplated += tmpl[pc];
+    }
+    /* Known types (jit_types.c), and a guarded entry for every pc where some are known. */
+    jit_types_analyse(&c);
+    if (c.kt != NULL) {
+        if ((c.guard = malloc((size_t)c.n * sizeof *c.guard)) == NULL) goto fail;
+        for (int pc = 0; pc < c.n; pc++) c.guard[pc] = jit_kt_any(&c, pc) ? jit_new_label(a) : -1;
     }
     /* The inline caches of the field sites (jit_ic.c): data, not code, so that any thread may
      * rewrite them while the code stays read + execute. */
@@ -308,6 +315,7 @@ static JitCode *compile_locked(Proto *p) {
         jit_bind(a, c.step0 + pc);
         jit_emit_step(&c, pc, false);
     }
+    jit_emit_guards(&c);
     for (int pc = 0; pc < c.n; pc++) {
         if (c.backedge[pc] < 0) continue;
         jit_bind(a, c.backedge[pc]);
@@ -323,7 +331,7 @@ static JitCode *compile_locked(Proto *p) {
         INS1(a, CALL, R(RAX));
         jit_reload_base(&c);
         jit_window_after_poll(&c);
-        JMP(a, JMP, L(&c, pc));
+        JMP(a, JMP, jit_entry(&c, pc)); /* another thread or a finalizer may have run */
     }
     /* After a step that may jump (a test, a generic for, a float loop): poll, since the jump
      * may be a back edge, then go on at the pc in rax through the table of code addresses. */
@@ -383,7 +391,9 @@ static JitCode *compile_locked(Proto *p) {
         munmap(mem, mapped);
         goto fail;
     }
-    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[pc]; /* before jc is published */
+    /* before jc is published; every entry from outside (the interpreter, a step's dispatch,
+     * a return) tests the facts known there */
+    for (int pc = 0; pc < c.n; pc++) at[pc] = mem + a->label[jit_entry(&c, pc)];
     jc->enter = (JitEnterFn)(void *)mem;
     jc->at = at;
     jc->callentry = mem + a->label[c.callentry];
@@ -408,6 +418,8 @@ fail:
     free(c.backedge);
     free(c.samplestub);
     free(tmpl);
+    free(c.kt);
+    free(c.guard);
     if (jc == NULL && jit_opts.dump) {
         char name[160];
         function_name(p, name, sizeof name);

@@ -67,7 +67,11 @@ static inline uintptr_t call_helper(State *S, CallInfo *ci, Value *ra, int nresu
     } else {
         /* as the interpreter's L_CALL: collectgarbage's frames start on a clean stack */
         if (ra->tt == VT_CFUNC && (ra->u.cf->h.flags & VM_CF_SCRUB)) vm_scrub_stack();
-        nci = vm_precall(S, ra, nresults);
+        /* resume, yield, wrap functions: vm_precall's own test, made here to save its frame */
+        if (ra->tt == VT_CFUNC && (ra->u.cf->h.flags & VM_CF_CORO))
+            nci = vm_coro_precall(S, ra, nresults);
+        else
+            nci = vm_precall(S, ra, nresults);
         if (nci == NULL) { /* a C function ran */
             if (nresults >= 0) S->top = ci->top;
             if (jit_events || win) vm_prof_frame_back(ci);

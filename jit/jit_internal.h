@@ -124,8 +124,36 @@ typedef struct Comp {
     int nic, capic;    /* sites given a cache so far (jit_ic_site), and room: the sites
                           jit_ic_wanted counted (the two agree, or the compiler has a bug) */
     int icchain;       /* label: the __index chain walker (jit_emit_ic_chain), or -1 unused */
+    uint8_t *kt;       /* the known types (jit_types.c): kt[pc * nkt + r] is what R[r] holds
+                          before pc (KT_*), or NULL: nothing known */
+    int nkt;           /* registers per pc in kt */
+    int *guard;        /* per pc: the label of its guarded entry (jit_entry), or -1: nothing
+                          known there */
     size_t templates_end;
 } Comp;
+
+/* Known types of registers (jit_types.c): none, an integer, a float, a number of either kind. */
+enum { KT_NONE, KT_INT, KT_FLT, KT_NUM };
+
+/* What R[r] is known to hold before the instruction at [pc]. */
+static inline uint8_t jit_kt(const Comp *c, int pc, int r) {
+    return c->kt != NULL && r >= 0 && r < c->nkt && pc < c->n ? c->kt[(size_t)pc * (size_t)c->nkt + (size_t)r] : KT_NONE;
+}
+
+/* The analysis, after c->tmpl is filled: c->kt (or NULL), c->nkt. */
+void jit_types_analyse(Comp *c);
+/* Whether anything is known before [pc]. */
+bool jit_kt_any(const Comp *c, int pc);
+/* The label where code continues at [pc] after anything but its own fall-through or jump
+ * from a template (a step, a poll's slow path): its guarded entry when facts are known there,
+ * else its template. JitCode.at holds the same entries. */
+int jit_entry(Comp *c, int pc);
+/* The guarded entries, out of line: the facts tested, else the instruction stepped. */
+void jit_emit_guards(Comp *c);
+/* -Xstats: how many guarded entries failed (jit_print_stats calls it). */
+void jit_types_print_stats(FILE *out);
+/* -Xdump=jit: the facts known before [pc], on one line (nothing when none). */
+void jit_dump_known(const Comp *c, int pc);
 
 static inline int L(Comp *c, int pc) { return pc; } /* the label of pc's template is pc */
 

@@ -224,8 +224,10 @@ void jit_emit_step(Comp *c, int pc, bool inline_next) {
     INS2(a, CMP, M(RS, offsetof(State, hookmask), 1), I(0));
     JMP(a, JNZ, c->resume);
     jit_window_after_poll(c); /* a metamethod the step ran may have ended the window */
+    /* Lua code the step ran may have rewritten any register: the next pc's facts are tested
+     * (its guarded entry, jit_types.c) */
     if (!falls_through(op))
         JMP(a, JMP, c->dispatch);
-    else if (!inline_next)
-        JMP(a, JMP, L(c, pc + 1));
+    else if (!inline_next || jit_entry(c, pc + 1) != L(c, pc + 1))
+        JMP(a, JMP, jit_entry(c, pc + 1));
 }

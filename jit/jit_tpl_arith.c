@@ -4,7 +4,8 @@
 #include "vm_string.h"
 #include "vm_table.h"
 
-/* xmm := the operand as a double; a non-number register is stepped at [pc]. */
+/* xmm := the operand as a double; a non-number register is stepped at [pc]. A register
+ * whose type is known before [pc] (jit_types.c) is loaded without its tests. */
 void jit_load_num(Comp *c, ZydisRegister xmm, Src s, int pc) {
     Asm *a = &c->a;
     if (s.reg < 0) {
@@ -15,17 +16,40 @@ void jit_load_num(Comp *c, ZydisRegister xmm, Src s, int pc) {
         INS2(a, MOVQ, R(xmm), R(RAX));
         return;
     }
+    uint8_t k = jit_kt(c, pc, s.reg);
+    if (k == KT_FLT) {
+        INS2(a, MOVSD, R(xmm), VAL(s.reg));
+        return;
+    }
     int notflt = jit_new_label(a), done = jit_new_label(a);
-    INS2(a, CMP, TAG(s.reg), I(VT_FLOAT));
-    JMP(a, JNZ, notflt);
-    INS2(a, MOVSD, R(xmm), VAL(s.reg));
-    JMP(a, JMP, done);
+    if (k != KT_INT) {
+        INS2(a, CMP, TAG(s.reg), I(VT_FLOAT));
+        JMP(a, JNZ, notflt);
+        INS2(a, MOVSD, R(xmm), VAL(s.reg));
+        JMP(a, JMP, done);
+    }
     jit_bind(a, notflt);
-    INS2(a, CMP, TAG(s.reg), I(VT_INT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (k == KT_NONE) { /* KT_NUM: not a float, so an integer */
+        INS2(a, CMP, TAG(s.reg), I(VT_INT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     INS2(a, PXOR, R(xmm), R(xmm)); /* cvtsi2sd writes only the low half: break the dependency */
     INS2(a, CVTSI2SD, R(xmm), VAL(s.reg));
     jit_bind(a, done);
+}
+
+/* The known type of an operand before [pc]: a constant's own, a register's from the
+ * analysis. */
+static uint8_t src_kt(const Comp *c, int pc, Src s) {
+    if (s.reg < 0) return s.isint ? KT_INT : KT_FLT;
+    return jit_kt(c, pc, s.reg);
+}
+
+/* R[ra]'s tag := [tag], unless it is known to be that already (a tag store whose outcome is
+ * known: the slot's tag is not written by anything else meanwhile, jit_types.c). */
+static void store_tag(Comp *c, int pc, int ra, uint8_t kt) {
+    if (jit_kt(c, pc, ra) == kt) return;
+    INS2(&c->a, MOV, TAG(ra), I(kt == KT_INT ? VT_INT : VT_FLOAT));
 }
 
 /* rax := rax OP operand (integer). */
@@ -48,18 +72,24 @@ static void int_op(Comp *c, ZydisMnemonic mn, Src s) {
 static void arith(Comp *c, int pc, int ra, Src b, Src cs, ZydisMnemonic imn, ZydisMnemonic fmn) {
     Asm *a = &c->a;
     int flt = jit_new_label(a), done = jit_new_label(a);
-    bool intpath = imn != ZYDIS_MNEMONIC_INVALID && (cs.reg >= 0 || cs.isint);
+    uint8_t kb = src_kt(c, pc, b), kc = src_kt(c, pc, cs);
+    /* the integer path, unless an operand is known (or constant) float; a test only for what
+     * is not known to be an integer */
+    bool intpath = imn != ZYDIS_MNEMONIC_INVALID && kb != KT_FLT && kc != KT_FLT;
     if (intpath) {
-        INS2(a, CMP, TAG(b.reg), I(VT_INT));
-        JMP(a, JNZ, flt);
-        if (cs.reg >= 0) {
+        if (kb != KT_INT) {
+            INS2(a, CMP, TAG(b.reg), I(VT_INT));
+            JMP(a, JNZ, flt);
+        }
+        if (kc != KT_INT) {
             INS2(a, CMP, TAG(cs.reg), I(VT_INT));
             JMP(a, JNZ, flt);
         }
         INS2(a, MOV, R(RAX), VAL(b.reg));
         int_op(c, imn, cs);
         INS2(a, MOV, VAL(ra), R(RAX));
-        INS2(a, MOV, TAG(ra), I(VT_INT));
+        store_tag(c, pc, ra, KT_INT);
+        if (kb == KT_INT && kc == KT_INT) return; /* no other path */
         JMP(a, JMP, done);
     }
     jit_bind(a, flt);
@@ -70,7 +100,7 @@ static void arith(Comp *c, int pc, int ra, Src b, Src cs, ZydisMnemonic imn, Zyd
         jit_load_num(c, XMM1, cs, pc);
         jit_ins(a, fmn, 2, R(XMM0), R(XMM1));
         INS2(a, MOVSD, VAL(ra), R(XMM0));
-        INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+        store_tag(c, pc, ra, KT_FLT);
     }
     jit_bind(a, done);
 }
@@ -117,8 +147,10 @@ void tpl_mod(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
      * A positive power-of-two constant is a mask. Floats, a zero divisor (an error) and
      * -1 (INT_MIN % -1 traps in idiv) go to the interpreter. */
     int store = jit_new_label(a);
-    INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (jit_kt(c, pc, (int)vm_b(i)) != KT_INT) {
+        INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     INS2(a, MOV, R(RAX), VAL(vm_b(i)));
     if (vm_op(i) == OP_MODK) {
         int64_t d = p->k[vm_c(i)].u.i;
@@ -129,8 +161,10 @@ void tpl_mod(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         }
         load_imm64(c, RCX, (uint64_t)d);
     } else {
-        INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
-        JMP(a, JNZ, STEP(c, pc));
+        if (jit_kt(c, pc, (int)vm_c(i)) != KT_INT) {
+            INS2(a, CMP, TAG(vm_c(i)), I(VT_INT));
+            JMP(a, JNZ, STEP(c, pc));
+        }
         INS2(a, MOV, R(RCX), VAL(vm_c(i)));
         INS2(a, LEA, R(RDX), M(RCX, 1, 8));
         INS2(a, CMP, R(RDX), I(1));
@@ -146,7 +180,7 @@ void tpl_mod(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, ADD, R(RDX), R(RCX));
     jit_bind(a, store);
     INS2(a, MOV, VAL(ra), R(RDX));
-    INS2(a, MOV, TAG(ra), I(VT_INT));
+    store_tag(c, pc, ra, KT_INT);
 }
 
 /* MODK: an integer constant other than 0 and -1 (errors, overflow: the interpreter). */
@@ -182,20 +216,28 @@ void tpl_len(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 void tpl_unm(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int flt = jit_new_label(a), done = jit_new_label(a);
     int rb = (int)vm_b(i);
-    INS2(a, CMP, TAG(rb), I(VT_INT));
-    JMP(a, JNZ, flt);
-    INS2(a, MOV, R(RAX), VAL(rb));
-    INS1(a, NEG, R(RAX));
-    INS2(a, MOV, VAL(ra), R(RAX));
-    INS2(a, MOV, TAG(ra), I(VT_INT));
-    JMP(a, JMP, done);
+    uint8_t kb = jit_kt(c, pc, rb);
+    if (kb != KT_FLT) {
+        if (kb != KT_INT) {
+            INS2(a, CMP, TAG(rb), I(VT_INT));
+            JMP(a, JNZ, flt);
+        }
+        INS2(a, MOV, R(RAX), VAL(rb));
+        INS1(a, NEG, R(RAX));
+        INS2(a, MOV, VAL(ra), R(RAX));
+        store_tag(c, pc, ra, KT_INT);
+        if (kb == KT_INT) return;
+        JMP(a, JMP, done);
+    }
     jit_bind(a, flt);
-    INS2(a, CMP, TAG(rb), I(VT_FLOAT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (kb == KT_NONE) { /* KT_NUM, not an integer: a float */
+        INS2(a, CMP, TAG(rb), I(VT_FLOAT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     INS2(a, MOV, R(RAX), VAL(rb));
     INS2(a, BTC, R(RAX), I(63)); /* flip the sign bit: -x for every double, NaN included */
     INS2(a, MOV, VAL(ra), R(RAX));
-    INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+    store_tag(c, pc, ra, KT_FLT);
     jit_bind(a, done);
 }
 

@@ -74,22 +74,35 @@ void tpl_jmp(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         JMP(a, JMP, L(c, target));
 }
 
-/* LT, LE */
+/* LT, LE. Operands of known types (jit_types.c) are not tested: two known integers compare
+ * at once, a known float goes to the float comparison. */
 void tpl_lt(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int rb = (int)vm_b(i);
+    uint8_t ka = jit_kt(c, pc, ra), kb = jit_kt(c, pc, rb);
     int flt = jit_new_label(a);
-    INS2(a, CMP, TAG(ra), I(VT_INT));
-    JMP(a, JNZ, flt);
-    INS2(a, CMP, TAG(rb), I(VT_INT));
-    JMP(a, JNZ, STEP(c, pc)); /* int against non-int: vm_lessthan decides */
-    INS2(a, MOV, R(RAX), VAL(ra));
-    INS2(a, CMP, R(RAX), VAL(rb));
-    cond_branch(c, pc, i, vm_op(i) == OP_LT ? ZYDIS_MNEMONIC_JL : ZYDIS_MNEMONIC_JLE);
+    if (ka != KT_FLT && kb != KT_FLT) {
+        if (ka != KT_INT) {
+            INS2(a, CMP, TAG(ra), I(VT_INT));
+            JMP(a, JNZ, kb == KT_INT ? STEP(c, pc) : flt); /* a float against an integer: stepped */
+        }
+        if (kb != KT_INT) {
+            INS2(a, CMP, TAG(rb), I(VT_INT));
+            JMP(a, JNZ, STEP(c, pc)); /* int against non-int: vm_lessthan decides */
+        }
+        INS2(a, MOV, R(RAX), VAL(ra));
+        INS2(a, CMP, R(RAX), VAL(rb));
+        cond_branch(c, pc, i, vm_op(i) == OP_LT ? ZYDIS_MNEMONIC_JL : ZYDIS_MNEMONIC_JLE);
+        if (ka == KT_INT || kb == KT_INT) return; /* no float comparison reachable */
+    }
     jit_bind(a, flt);
-    INS2(a, CMP, TAG(ra), I(VT_FLOAT));
-    JMP(a, JNZ, STEP(c, pc));
-    INS2(a, CMP, TAG(rb), I(VT_FLOAT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (ka != KT_FLT) {
+        INS2(a, CMP, TAG(ra), I(VT_FLOAT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
+    if (kb != KT_FLT) {
+        INS2(a, CMP, TAG(rb), I(VT_FLOAT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     /* a < b  <=>  b above a (ucomisd b, a): false when unordered, as Lua wants */
     INS2(a, MOVSD, R(XMM0), VAL(rb));
     INS2(a, UCOMISD, R(XMM0), VAL(ra));
@@ -100,16 +113,24 @@ void tpl_lt(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 void tpl_cmpi(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     int imm = vm_sb(i);
     unsigned op = vm_op(i);
+    uint8_t ka = jit_kt(c, pc, ra);
     int flt = jit_new_label(a);
-    INS2(a, CMP, TAG(ra), I(VT_INT));
-    JMP(a, JNZ, flt);
-    INS2(a, CMP, VAL(ra), I(imm));
-    cond_branch(c, pc, i,
-                op == OP_LTI ? ZYDIS_MNEMONIC_JL : op == OP_LEI ? ZYDIS_MNEMONIC_JLE
-                                                  : op == OP_GTI ? ZYDIS_MNEMONIC_JNLE : ZYDIS_MNEMONIC_JNL);
+    if (ka != KT_FLT) {
+        if (ka != KT_INT) {
+            INS2(a, CMP, TAG(ra), I(VT_INT));
+            JMP(a, JNZ, flt);
+        }
+        INS2(a, CMP, VAL(ra), I(imm));
+        cond_branch(c, pc, i,
+                    op == OP_LTI ? ZYDIS_MNEMONIC_JL : op == OP_LEI ? ZYDIS_MNEMONIC_JLE
+                                                      : op == OP_GTI ? ZYDIS_MNEMONIC_JNLE : ZYDIS_MNEMONIC_JNL);
+        if (ka == KT_INT) return;
+    }
     jit_bind(a, flt);
-    INS2(a, CMP, TAG(ra), I(VT_FLOAT));
-    JMP(a, JNZ, STEP(c, pc)); /* metamethods and errors */
+    if (ka == KT_NONE) { /* KT_NUM: not an integer, so a float */
+        INS2(a, CMP, TAG(ra), I(VT_FLOAT));
+        JMP(a, JNZ, STEP(c, pc)); /* metamethods and errors */
+    }
     jit_load_num(c, XMM1, src_int(imm), pc);
     if (op == OP_LTI || op == OP_LEI) { /* x < imm <=> imm above x */
         INS2(a, UCOMISD, R(XMM1), VAL(ra));

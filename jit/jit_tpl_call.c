@@ -88,8 +88,10 @@ static void loop_back(Comp *c, int pc, Instr i) {
 void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
     int done = pc + 1;
-    INS2(a, CMP, TAG(ra + 2), I(VT_INT));
-    JMP(a, JNZ, STEP(c, pc));
+    if (jit_kt(c, pc, ra + 2) != KT_INT) { /* known types (jit_types.c, numjit's hunk) */
+        INS2(a, CMP, TAG(ra + 2), I(VT_INT));
+        JMP(a, JNZ, STEP(c, pc));
+    }
     INS2(a, MOV, R(RAX), VAL(ra + 1));
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, jit_edge_label(c, pc, 0, L(c, done)));
@@ -99,7 +101,7 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, ADD, R(RAX), VAL(ra + 2));
     INS2(a, MOV, VAL(ra), R(RAX));
     INS2(a, MOV, VAL(ra + 3), R(RAX));
-    INS2(a, MOV, TAG(ra + 3), I(VT_INT));
+    if (jit_kt(c, pc, ra + 3) != KT_INT) INS2(a, MOV, TAG(ra + 3), I(VT_INT)); /* else known */
     loop_back(c, pc, i);
 }
 
@@ -107,6 +109,17 @@ void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
  * (jit_call's, vm_precall's, precall_c's): closer than this to the limit the interpreter
  * makes the call and raises "C stack overflow" as its vm_call_value decides. */
 #define JIT_CSTACK_ROOM 4096
+
+/* TFORCALL over a coroutine.wrap iterator (VM_CF_CORO_WRAP, vm_value.h; the tag is VT_CFUNC):
+ * to [call], the C function's call, without trying vm_tfor_fast, which takes only next and
+ * ipairs' iterator (the attempt cost a wrap generator's generic for 25 instructions an
+ * iteration, 4% of a resume/yield pair). Kept apart from tpl_tforcall's pairs and ipairs
+ * paths. Uses rax. */
+static void tforcall_wrap(Comp *c, int ra, int call) {
+    INS2(&c->a, MOV, R(RAX), VAL(ra));
+    INS2(&c->a, TEST, M(RAX, offsetof(CClosure, h.flags), 1), I(VM_CF_CORO_WRAP));
+    JMP(&c->a, JNZ, call);
+}
 
 /* TFORCALL over pairs() (without __pairs) or ipairs() of a table without a metatable: one step of
  * the iterator without a call (vm_tfor_fast, protected: next may raise). Any other C function
@@ -124,6 +137,8 @@ void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, CMP, TAG(ra), I(VT_CFUNC));
     JMP(a, JNZ, STEP(c, pc));
     jit_emit_protect(c, pc);
+    int call = jit_new_label(a);
+    tforcall_wrap(c, ra, call);
     INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
     INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(vm_c(i)));
     load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_tfor_fast);
@@ -134,6 +149,7 @@ void tpl_tforcall(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
      * compiler reserves them (vm_parse.c), so only a loaded binary chunk whose maxstack
      * leaves them out (vm_verify.c accepts it) gets to the step here; no test reaches it,
      * nor the C stack test (nCcalls reaches VM_MAXCCALLS first in every program tried) */
+    jit_bind(a, call);
     INS2(a, LEA, R(RAX), M(RBASE, 16 * ((int64_t)ra + 7), 8));
     INS2(a, CMP, R(RAX), M(RS, offsetof(State, stack_last), 8));
     JMP(a, JNB, STEP(c, pc));
@@ -218,6 +234,56 @@ void tpl_closure(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, TAG(ra), I(VT_LFUNC));
 }
 
+/* A call out of CALL at [pc]: S->top after its B - 1 arguments (B = 0: set already), savedpc
+ * after it, as the interpreter's L_CALL sets them. */
+static void call_top_savedpc(Comp *c, Proto *p, int pc, int ra, int b) {
+    if (b != 0) {
+        INS2(&c->a, LEA, R(RAX), M(RBASE, 16 * (int64_t)(ra + b), 8));
+        INS2(&c->a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    }
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
+    INS2(&c->a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+}
+
+/* CALL of coroutine.resume, coroutine.yield or a wrap function (VM_CF_CORO, vm_value.h) from
+ * compiled code without profiling: vm_coro_precall called directly, and of jit_call's checks
+ * after a C function only those that apply (a debug hook set while the coroutine was
+ * suspended: the interpreter goes on after the call, in its hooked copy; the profile
+ * library's sampling, below). jit_call's own
+ * frame and its other tests were about 50 instructions a call, 15% of a resume/yield
+ * pair. Other C functions, and code with events or sampling ticks, go on to [generic]
+ * (jit_call); [done] follows the call with base reloaded. */
+static void call_coro(Comp *c, Proto *p, int pc, Instr i, int ra, int generic, int done) {
+    Asm *a = &c->a;
+    int b = (int)vm_b(i), nresults = (int)vm_c(i) - 1;
+    INS2(a, CMP, TAG(ra), I(VT_CFUNC));
+    JMP(a, JNZ, generic);
+    INS2(a, MOV, R(RAX), VAL(ra));
+    INS2(a, TEST, M(RAX, offsetof(CClosure, h.flags), 1), I(VM_CF_CORO));
+    JMP(a, JZ, generic);
+    call_top_savedpc(c, p, pc, ra, b);
+    INS2(a, MOV, R(RDI), R(RS));
+    INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)ra, 8));
+    INS2(a, MOV, R(ZYDIS_REGISTER_EDX), I(nresults));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_coro_precall);
+    INS1(a, CALL, R(RAX));
+    /* back in this frame (S->ci is ci again); the stack may have moved */
+    jit_reload_base(c);
+    if (nresults >= 0) {
+        INS2(a, MOV, R(RAX), M(RCI, offsetof(CallInfo, top), 8));
+        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    }
+    INS2(a, CMP, M(RS, offsetof(State, hookmask), 1), I(0));
+    JMP(a, JNZ, c->resume);
+    /* The profile library started (jit_sample set since this code was compiled, without
+     * ticks): the interpreter goes on after the call, as jit_call gives such a frame back
+     * when a window opened (jit_compile.c, sample_on) */
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_sample);
+    INS2(a, CMP, M(RAX, 0, 1), I(0));
+    JMP(a, JNZ, c->resume);
+    JMP(a, JMP, done);
+}
+
 /* CALL */
 void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* jit_call sets the callee's frame up (or runs a C function) and says where to go:
@@ -275,12 +341,13 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS1(a, JMP, R(RCX));
     }
     jit_bind(a, slow);
-    if (b != 0) {
-        INS2(a, LEA, R(RAX), M(RBASE, 16 * (int64_t)(ra + b), 8));
-        INS2(a, MOV, M(RS, offsetof(State, top), 8), R(RAX));
+    int done = jit_new_label(a);
+    if (!jit_prof && !jit_sample) {
+        int generic = jit_new_label(a);
+        call_coro(c, p, pc, i, ra, generic, done);
+        jit_bind(a, generic);
     }
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)(p->code + pc + 1));
-    INS2(a, MOV, M(RCI, offsetof(CallInfo, savedpc), 8), R(RAX));
+    call_top_savedpc(c, p, pc, ra, b);
     INS2(a, MOV, R(RDI), R(RS));
     INS2(a, MOV, R(RSI), R(RCI));
     INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)ra, 8));
@@ -290,6 +357,7 @@ void tpl_call(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     after_frame_helper(c, cont);
     jit_bind(a, cont);
     jit_reload_base(c);
+    jit_bind(a, done);
 }
 
 /* TAILCALL */

@@ -18,7 +18,7 @@ void tpl_loadk(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 /* LOADI */
 void tpl_loadi(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     INS2(a, MOV, VAL(ra), I(vm_sbx(i)));
-    INS2(a, MOV, TAG(ra), I(VT_INT));
+    if (jit_kt(c, pc, ra) != KT_INT) INS2(a, MOV, TAG(ra), I(VT_INT)); /* else known (jit_types.c) */
 }
 
 /* LOADF */
@@ -28,7 +28,7 @@ void tpl_loadf(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     memcpy(&bits, &d, 8);
     load_imm64(c, RAX, bits);
     INS2(a, MOV, VAL(ra), R(RAX));
-    INS2(a, MOV, TAG(ra), I(VT_FLOAT));
+    if (jit_kt(c, pc, ra) != KT_FLT) INS2(a, MOV, TAG(ra), I(VT_FLOAT)); /* else known */
 }
 
 /* LOADNIL */

@@ -132,8 +132,9 @@ void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     }
     INS2(a, ADD, R(RCX), I(offsetof(TabArr, v)));                   /* the slot */
     if (!konst) {
-        /* other keys: vm_table_get (raw, never raises or allocates), as the interpreter */
-        int got = jit_new_label(a);
+        /* other keys: vm_table_get (raw, never raises or allocates), as the interpreter;
+         * a string key straight to vm_table_getstr (what vm_table_get calls for one) */
+        int got = jit_new_label(a), call = jit_new_label(a);
         JMP(a, JMP, got);
         jit_bind(a, other);
         INS1(a, PUSH, R(RAX)); /* keep the table across the call (and rsp 16-byte aligned) */
@@ -141,6 +142,11 @@ void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
         INS2(a, MOV, R(RDI), R(RAX));
         INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)vm_c(i), 8));
         load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_get);
+        INS2(a, CMP, TAG(vm_c(i)), I(VT_STR));
+        JMP(a, JNZ, call);
+        INS2(a, MOV, R(RSI), M(RSI, 0, 8));                             /* the String */
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_getstr);
+        jit_bind(a, call);
         INS1(a, CALL, R(RAX));
         INS2(a, MOV, R(RCX), R(RAX));
         INS1(a, POP, R(RAX));
@@ -153,30 +159,106 @@ void tpl_gettable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
 /* GETI: key 0 never is in the array part. */
 bool tpl_geti_ok(const Comp *c, int pc) { return vm_c(c->p->code[pc]) >= 1; }
 
+/* Whether the heap-access events are emitted (the event address then travels in rcx). */
+static bool memev(void) { return jit_prof && (vm_prof_needs & PROF_NEED_MEM); }
+
+/* rax = [fn](rdi, rsi), a lookup that neither raises nor allocates, with rdi (the table) kept
+ * across the call on the stack (pushed twice: rsp stays 16-byte aligned) and back in rcx. */
+static void call_keeping_table(Comp *c, const void *fn) {
+    Asm *a = &c->a;
+    INS1(a, PUSH, R(RDI));
+    INS1(a, PUSH, R(RDI));
+    load_imm64(c, RAX, (uint64_t)(uintptr_t)fn);
+    INS1(a, CALL, R(RAX));
+    INS1(a, POP, R(RCX));
+    INS1(a, POP, R(RCX));
+}
+
+/* SETTABLE or SETI ([konst]) with rax = the table in R[A] and a key the array part does not
+ * take, as the interpreter's L_SETTABLE / L_SETI: SETTABLE stores into the key's live slot
+ * (vm_table_slot: neither raises nor allocates) with the slot's event; else, without a
+ * metatable, vm_table_set inserts (protected: it may resize, and raises for a nil or NaN
+ * key) with the table's event first, as the interpreter emits it before the call that may
+ * raise. SETI without a metatable: vm_table_setint, the table's event. With a metatable
+ * and no live slot (__newindex may apply): stepped.
+ * Without heap-access events a table without a metatable goes straight to the insertion:
+ * a store under a key with a live slot is the same raw store there, one probe instead of
+ * two (hash_table.lua: string keys in a growing table were stepped, two probes each). */
+static void set_other(Comp *c, int pc, Instr i, bool konst) {
+    Asm *a = &c->a;
+    int insert = jit_new_label(a), done = jit_new_label(a);
+    INS2(a, MOV, R(RCX), R(RAX));
+    if (konst || !memev()) {
+        INS2(a, CMP, M(RAX, offsetof(Table, meta), 8), I(0));
+        JMP(a, JZ, insert);
+        if (konst) JMP(a, JMP, STEP(c, pc));
+    }
+    if (!konst) {
+        int found = jit_new_label(a);
+        INS2(a, MOV, R(RDI), R(RAX));
+        INS2(a, LEA, R(RSI), M(RBASE, 16 * (int64_t)vm_b(i), 8));
+        call_keeping_table(c, (const void *)&vm_table_slot);
+        INS2(a, TEST, R(RAX), R(RAX));
+        JMP(a, JNZ, found);
+        INS2(a, CMP, M(RCX, offsetof(Table, meta), 8), I(0));
+        JMP(a, JNZ, STEP(c, pc));
+        JMP(a, JMP, insert);
+        jit_bind(a, found);
+        INS2(a, MOV, R(RCX), R(RAX)); /* the live slot */
+        jit_emit_mem(c, EV_STORE, RCX, 0, pc);
+        load_rkc(c, i);
+        INS2(a, MOVDQA, M(RCX, 0, 16), R(XMM0));
+        JMP(a, JMP, done);
+    }
+    jit_bind(a, insert); /* rcx = the table, without a metatable */
+    jit_emit_mem(c, EV_STORE, RCX, 0, pc);
+    INS1(a, PUSH, R(RCX));
+    INS1(a, PUSH, R(RCX));
+    jit_emit_protect(c, pc); /* rdi = S */
+    INS1(a, POP, R(RSI));
+    INS1(a, POP, R(RSI));
+    if (vm_k(i))
+        load_imm64(c, RCX, (uint64_t)(uintptr_t)&c->p->k[vm_c(i)]);
+    else
+        INS2(a, LEA, R(RCX), M(RBASE, 16 * (int64_t)vm_c(i), 8));
+    if (konst) {
+        INS2(a, MOV, R(RDX), I((int64_t)vm_b(i)));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_setint);
+    } else {
+        INS2(a, LEA, R(RDX), M(RBASE, 16 * (int64_t)vm_b(i), 8));
+        load_imm64(c, RAX, (uint64_t)(uintptr_t)&vm_table_set);
+    }
+    INS1(a, CALL, R(RAX));
+    jit_reload_base(c);
+    jit_bind(a, done);
+}
+
 /* SETTABLE, SETI */
 void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
-    /* Array part only: R[A] a table, the key an integer in 1..size, and the slot not nil
-     * or no metatable (no __newindex to consult); the value stored whole. */
+    /* The array part inline: R[A] a table, the key an integer in 1..size, and the slot not
+     * nil or no metatable (no __newindex to consult); the value stored whole. Any other key
+     * (set_other) through direct calls, as the interpreter's SETTABLE and SETI go. */
     bool konst = vm_op(i) == OP_SETI;
+    int other = jit_new_label(a);
     INS2(a, CMP, TAG(ra), I(VT_TABLE));
     JMP(a, JNZ, STEP(c, pc));
+    INS2(a, MOV, R(RAX), VAL(ra));
     if (!konst) {
         INS2(a, CMP, TAG(vm_b(i)), I(VT_INT));
-        JMP(a, JNZ, STEP(c, pc));
+        JMP(a, JNZ, other);
     }
     int store = jit_new_label(a);
-    INS2(a, MOV, R(RAX), VAL(ra));
     INS2(a, MOV, R(RCX), M(RAX, offsetof(Table, arr), 8));
     INS2(a, MOV, R(ZYDIS_REGISTER_ESI), M(RCX, offsetof(TabArr, size), 4));
     if (konst) {
         INS2(a, CMP, R(RSI), I((int64_t)vm_b(i) - 1));
-        JMP(a, JBE, STEP(c, pc));
+        JMP(a, JBE, other);
         if (vm_b(i) > 1) INS2(a, ADD, R(RCX), I(16 * ((int64_t)vm_b(i) - 1)));
     } else {
         INS2(a, MOV, R(RDX), VAL(vm_b(i)));
         INS1(a, DEC, R(RDX));
         INS2(a, CMP, R(RDX), R(RSI));
-        JMP(a, JNB, STEP(c, pc));
+        JMP(a, JNB, other);
         INS2(a, SHL, R(RDX), I(4));
         INS2(a, ADD, R(RCX), R(RDX));
     }
@@ -188,13 +270,15 @@ void tpl_settable(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_emit_mem(c, EV_STORE, RCX, offsetof(TabArr, v), pc);
     load_rkc(c, i);
     INS2(a, MOVDQA, M(RCX, offsetof(TabArr, v), 16), R(XMM0));
+    int end = jit_new_label(a);
+    JMP(a, JMP, end);
+    jit_bind(a, other);
+    set_other(c, pc, i, konst);
+    jit_bind(a, end);
 }
 
 /* SETI: key 0 never is in the array part. */
 bool tpl_seti_ok(const Comp *c, int pc) { return vm_b(c->p->code[pc]) >= 1; }
-
-/* Whether the heap-access events are emitted (the event address then travels in rcx). */
-static bool memev(void) { return jit_prof && (vm_prof_needs & PROF_NEED_MEM); }
 
 /* R[ra] = (table rdi)[key], [key] a constant string, through the site's inline cache
  * (jit_ic.c): the key's cached node in the table; then, when its value there is nil (a dead
@@ -338,13 +422,8 @@ void tpl_setfield(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     jit_ic_filter(c, RDI, ic->pos[0], slow);
     JMP(a, JMP, newkey_rdi);
     jit_bind(a, slow);
-    INS1(a, PUSH, R(RDI)); /* keep the table across the call (and rsp 16-byte aligned) */
-    INS1(a, PUSH, R(RDI));
     INS2(a, MOV, R(RSI), R(R10));
-    load_imm64(c, RAX, (uint64_t)(uintptr_t)&jit_ic_slot);
-    INS1(a, CALL, R(RAX));
-    INS1(a, POP, R(RCX));
-    INS1(a, POP, R(RCX));
+    call_keeping_table(c, (const void *)&jit_ic_slot);
     INS2(a, TEST, R(RAX), R(RAX));
     JMP(a, JZ, newkey);
     jit_bind(a, got);

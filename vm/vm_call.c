@@ -51,21 +51,7 @@ static Value *tryfuncTM(State *S, Value *func) {
 }
 
 static int precall_c(State *S, Value *func, int nresults, CFunction f) {
-    ptrdiff_t fo = vm_savestack(S, func);
-    /* Finalizers the collector queued run here, at a call of a C function: the stack is
-     * whole (everything live is below S->top) and the caller expects arbitrary code to run
-     * (vm_gc.c). One load when nothing is queued. */
-    vm_gc_finalize_pending(S);
-    vm_checkstack_fast(S, VM_MINSTACK);
-    func = vm_restorestack(S, fo);
-    CallInfo *ci = vm_next_ci(S);
-    ci->func = func;
-    ci->top = S->top + VM_MINSTACK;
-    ci->nresults = nresults;
-    ci->callstatus = CIST_C;
-    ci->nextra = 0;
-    ci->savedpc = NULL;
-    S->ci = ci;
+    CallInfo *ci = vm_cframe(S, func, nresults); /* finalizers run first */
     /* Debug hooks (vm_hook.c): one byte tested before and after; the function may set or
      * clear them (debug.sethook's own return is hooked, as in lua5.4). */
     if (__builtin_expect(S->hookmask & VM_MASKCALL, 0)) vm_hook_ccall(S, ci, (int)(S->top - ci->func) - 1);
@@ -116,7 +102,11 @@ CallInfo *vm_precall(State *S, Value *func, int nresults) {
     for (;;) {
         switch (func->tt) {
         case VT_LFUNC: return precall_lua(S, func, nresults);
-        case VT_CFUNC: precall_c(S, func, nresults, func->u.cf->f); return NULL;
+        case VT_CFUNC:
+            /* resume, yield and wrap functions: in one frame (vm_coro.c) */
+            if (func->u.cf->h.flags & VM_CF_CORO) return vm_coro_precall(S, func, nresults);
+            precall_c(S, func, nresults, func->u.cf->f);
+            return NULL;
         default: func = tryfuncTM(S, func); break;
         }
     }

@@ -178,18 +178,20 @@ static void cstack_abandon(State *co) {
  * Resume and yield
  * ====================================================================== */
 
-/* Resume and yield are one function with one call of switch_to, and the library's resume,
- * wrap and yield tail-call it (vm_lib_coro.c): then the native return addresses between a
- * switch and the caller of the library function are the same on both sides of it (this
- * function's call of vm_ctx_switch, precall_c's call of the library function, the call of
- * precall_c, ...), and the processor's return predictions, made from the calls on the other
- * side, hold. With a separate resume and yield every return after a switch was mispredicted
- * up to compiled code (a ping-pong ran slower than lua5.4 in fewer instructions). Noinline
- * and noclone keep it the one body. [co] NULL: yield the [n] values on top of S's stack; else resume
- * [co] with them. [after]: the library's handling of the results, called after the switch
- * (it returns the library function's count of results); NULL returns vm_coro_resume's or
- * vm_coro_yield's result. */
-__attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int n, VmCoroAfter after) {
+/* Resume and yield are one body with one call of switch_to (transfer), and each way of
+ * calling them is one function around it: vm_coro_precall for the calls of resume, yield
+ * and wrap functions that Lua code makes (the interpreter's and compiled code's CALL and
+ * TFORCALL), vm_coro_transfer for the rest (the library functions called otherwise, by
+ * pcall or from C, or with a debug hook, tail-call it: vm_lib_coro.c). Then, when both
+ * sides of a switch came the same way, the native return addresses between the switch and
+ * the caller are the same on both sides of it (the call of vm_ctx_switch, the call of the
+ * function around it, the caller's call, ...), and the processor's return predictions,
+ * made from the calls on the other side, hold. With a separate resume and yield every
+ * return after a switch was mispredicted up to compiled code (a ping-pong ran slower than
+ * lua5.4 in fewer instructions). The functions around it are noinline and noclone, to stay
+ * one body each. [co] NULL: yield the [n] values on top of S's stack; else resume [co]
+ * with them. Returns vm_coro_resume's or vm_coro_yield's result. */
+static inline __attribute__((always_inline)) int transfer(State *S, State *co, int n) {
     State *to;
     if (co == NULL) {
         to = S->resumer;
@@ -205,12 +207,12 @@ __attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int
                                                       : "cannot resume non-suspended coroutine";
             S->top -= n;
             vm_pushcstr(S, msg);
-            return after ? after(S, co, -1) : -1;
+            return -1;
         }
         if (S->nCcalls >= VM_MAXCCALLS) {
             S->top -= n;
             vm_pushcstr(S, "C stack overflow");
-            return after ? after(S, co, -1) : -1;
+            return -1;
         }
         if (co->costatus == CO_SUSPENDED_NEW && co->cstack == NULL) init_cstack(S, co);
         /* Move the arguments over. */
@@ -240,7 +242,7 @@ __attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int
     __asm__("" : "+r"(co), "+r"(to));
     switch_to(S, to, co != NULL);
     __asm__("" : "+r"(co));
-    if (co == NULL) return after ? after(S, NULL, S->nxfer) : S->nxfer;
+    if (co == NULL) return S->nxfer;
     /* Back: the coroutine yielded, returned or failed. */
     S->costatus = CO_RUNNING;
     if (co->costatus == CO_DEAD && co->cstack != NULL) {
@@ -252,12 +254,87 @@ __attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int
         co->cstack_limit = NULL;
     }
     n = co->nxfer;
-    vm_checkstack(S, n + 1);
+    /* vm_checkstack's room (for n + 1: resume's boolean), its call only when it grows */
+    if (S->stack_last - S->top <= n + 1 || S->ci->top < S->top + n + 1) vm_checkstack(S, n + 1);
     for (int i = 0; i < n; i++) S->top[i] = co->top[i - n];
     S->top += n;
     co->top -= n;
     if (co->costatus == CO_DEAD && co->costatus_err != VM_OK) n = -1;
+    return n;
+}
+
+/* [after]: the library's handling of the results, called after the switch (it returns the
+ * library function's count of results); NULL returns transfer's result. */
+__attribute__((noinline, noclone)) int vm_coro_transfer(State *S, State *co, int n, VmCoroAfter after) {
+    n = transfer(S, co, n);
     return after ? after(S, co, n) : n;
+}
+
+/* ======================================================================
+ * Calls of resume, yield and wrap functions
+ * ====================================================================== */
+
+/* A call of coroutine.resume, coroutine.yield or a coroutine.wrap function (VM_CF_CORO,
+ * vm_value.h) from the interpreter's or compiled code's CALL or TFORCALL (or any call
+ * through vm_precall): the C frame precall_c makes, the library function's work (resume_after and
+ * wrap_after of vm_lib_coro.c) and vm_poscall's move of the results, in this one C frame
+ * around the switch (transfer). Each of those was a C frame of its own, and with
+ * vm_precall's and the generic result shuffles they were most of a switch's cost
+ * (callgrind, a wrap generator in a generic for, JIT: 752 instructions a resume/yield
+ * pair). The results are the library function's: resume's true or false first, a wrap
+ * function's error raised with its caller's position; a resume whose first argument is not
+ * a coroutine is the library function's to refuse. One call site of the switch for all
+ * three, so that both sides return along the same native addresses (above). */
+__attribute__((noinline, noclone)) CallInfo *vm_coro_precall(State *S, Value *func, int nresults) {
+    CallInfo *ci = vm_cframe(S, func, nresults); /* as precall_c's: finalizers run first */
+    func = ci->func;
+    /* debug hooks as precall_c runs them (one byte tested before and after) */
+    if (__builtin_expect(S->hookmask & VM_MASKCALL, 0)) vm_hook_ccall(S, ci, (int)(S->top - func) - 1);
+    CClosure *cf = func->u.cf;
+    unsigned kind = cf->h.flags & VM_CF_CORO;
+    int n = (int)(S->top - func) - 1;
+    State *co = NULL;
+    if (kind == VM_CF_CORO_WRAP) {
+        co = cf->upvals[0].u.th;
+    } else if (kind == VM_CF_CORO_RESUME) {
+        if (n == 0 || func[1].tt != VT_THREAD) {
+            n = cf->f(S); /* raises the library's "bad argument" */
+            goto done;
+        }
+        co = func[1].u.th;
+        n--;
+    }
+    __asm__("" : "+r"(co), "+r"(n), "+r"(kind)); /* one call, not one per kind */
+    n = transfer(S, co, n);
+    __asm__("" : "+r"(co), "+r"(n), "+r"(kind));
+    if (kind == VM_CF_CORO_RESUME) {
+        /* The coroutine's own slot, ci->func + 1, lies right below its [n] values (or its
+         * error object, n < 0): it becomes resume's true (false). The stack may have
+         * moved: ci->func is kept up to date. */
+        ci->func[1] = vm_bool(n >= 0);
+        n = n < 0 ? 2 : n + 1;
+    } else if (n < 0) {
+        vm_coro_wrap_error(S, co);
+    }
+done:
+    if (__builtin_expect(S->hookmask != 0, 0)) vm_hook_return(S, ci, (int)(S->top - n - ci->func), n);
+    /* vm_poscall's move to ci->func, adjusted to nresults */
+    Value *res = ci->func, *first = S->top - n;
+    int wanted = nresults == VM_MULTRET ? n : nresults, i = 0;
+    for (; i < wanted && i < n; i++) res[i] = first[i];
+    for (; i < wanted; i++) res[i].tt = VT_NIL;
+    S->top = res + wanted;
+    S->ci = ci->prev;
+    return NULL;
+}
+
+_Noreturn void vm_coro_wrap_error(State *S, State *co) {
+    Value e = S->top[-1];
+    if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
+        CallInfo *ci = S->ci->prev;
+        if (ci && !(ci->callstatus & CIST_C) && ci != &S->base_ci) e = vm_str(vm_add_position(S, ci, e.u.s));
+    }
+    vm_error_value(S, e);
 }
 
 int vm_coro_resume(State *S, State *co, int nargs) { return vm_coro_transfer(S, co, nargs, NULL); }

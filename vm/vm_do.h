@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "vm_gc.h"
 #include "vm_state.h"
 
 /* Ensure [n] free slots above S->top; may move the stack (re-derive pointers after). */
@@ -20,6 +21,27 @@ CallInfo *vm_extend_ci(State *S);
 void vm_shrinkstack(State *S);
 static inline CallInfo *vm_next_ci(State *S) {
     return S->ci->next ? S->ci->next : vm_extend_ci(S);
+}
+
+/* The frame record of a call of the C function at [func] (its arguments up to S->top), made
+ * S->ci and returned (its func is [func], wherever the stack now is): precall_c's and
+ * vm_coro_precall's. Finalizers the collector queued run first, at a call of a C function:
+ * the stack is whole (everything live is below S->top) and the caller expects arbitrary
+ * code to run (vm_gc.c). One load when nothing is queued. */
+static inline CallInfo *vm_cframe(State *S, Value *func, int nresults) {
+    ptrdiff_t fo = vm_savestack(S, func);
+    vm_gc_finalize_pending(S);
+    vm_checkstack_fast(S, VM_MINSTACK);
+    func = vm_restorestack(S, fo);
+    CallInfo *ci = vm_next_ci(S);
+    ci->func = func;
+    ci->top = S->top + VM_MINSTACK;
+    ci->nresults = nresults;
+    ci->callstatus = CIST_C;
+    ci->nextra = 0;
+    ci->savedpc = NULL;
+    S->ci = ci;
+    return ci;
 }
 
 /* The Lua-to-Lua call without a C call (the interpreter's L_CALL, the JIT's jit_call): [ra]
@@ -179,6 +201,13 @@ int vm_coro_yield(State *S, int n);
  * functions to tail-call. */
 typedef int (*VmCoroAfter)(State *S, State *co, int n);
 int vm_coro_transfer(State *S, State *co, int n, VmCoroAfter after);
+/* A call of a VM_CF_CORO function at [func] (vm_value.h), its arguments up to S->top, made by
+ * vm_precall (and jit_call): what precall_c, the library function and vm_poscall
+ * do, in one C frame. Returns NULL (a C function ran), for vm_precall to tail-call. */
+CallInfo *vm_coro_precall(State *S, Value *func, int nresults);
+/* coroutine.wrap's function after [co] failed: raise its error object (on top of S's stack),
+ * a string with the position of the wrap function's caller added, as lua5.4's wrap does. */
+_Noreturn void vm_coro_wrap_error(State *S, State *co);
 /* Close the pending to-be-closed variables of suspended [co] and mark it dead: the status
  * of the last __close that failed (its error in co->errval), or VM_OK. */
 int vm_coro_close_suspended(State *S, State *co);

@@ -162,9 +162,13 @@ static inline void sethint(TabArr *a, uint32_t h) { __atomic_store_n(&a->lenhint
 #define RADD(x, d) RSTORE(x, RLOAD(x) + (d))
 
 /* Most keys a hash part of [cap] nodes may hold, dead ones included: 3/4 of the nodes
- * (one less than all for the tiny sizes, so a probe usually finds an empty node). */
+ * (one less than all for 4 nodes, so a probe usually finds an empty node), but all of a
+ * 2-node block: a two-field record ({value = v, next = n}) then takes 2 nodes instead of 4
+ * (Boehm's 112-byte class instead of 176). A full block is safe: every probe visits at
+ * most mask + 1 nodes (racing inserters may fill any block, "Races"), and with 2 nodes a
+ * probe for an absent key reads both, no more than a probe that meets an empty node. */
 static inline uint32_t hlimit(uint32_t cap) {
-    return cap <= 4 ? (cap == 0 ? 0 : cap - 1) : cap - (cap >> 2);
+    return cap <= 4 ? (cap <= 2 ? cap : cap - 1) : cap - (cap >> 2);
 }
 
 /* Hash part size for [n] keys: the smallest power of two that holds them with 1/8 of them
@@ -207,23 +211,39 @@ static inline uint32_t keyhash(const Value *k) {
     }
 }
 
-/* String keys: pointer first, then hash, length and bytes. [a] is a key already in the
- * table (its hash is cached), [b] the key looked up with hash [hb]. */
-static inline bool streq(const String *a, const String *b, uint32_t hb) {
-    return a == b || (vm_str_cachedhash(a) == hb && a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
-}
-
-/* Key equality for normalised keys: strings by bytes, booleans by tag, integers and
- * floats by value (no NaN, and -0.0 became integer 0), everything else by identity.
- * [nk] is a private copy of a node's key. */
-static inline bool keyeq(const Value *nk, const Value *k, uint32_t h) {
-    if (nk->tt != k->tt) return false;
+/* Key equality for normalised keys, on [x], a private copy of a node's key: the tag word
+ * (tag and hash, vm_node_tagword) first, then strings by pointer or bytes, booleans by tag,
+ * integers and floats by value (no NaN, and -0.0 became integer 0), everything else by
+ * identity. [h] is keyhash(k). */
+static inline bool keyeq(vm_V16 x, const Value *k, uint32_t h) {
+    if ((uint64_t)x[1] != vm_node_tagword(k->tt, h)) return false;
     switch (k->tt) {
-    case VT_STR: return streq(nk->u.s, k->u.s, h);
+    case VT_STR: {
+        const String *a = vm_v16_p(x), *b = k->u.s;
+        return a == b || (a->len == b->len && memcmp(a->data, b->data, a->len) == 0);
+    }
     case VT_FALSE:
     case VT_TRUE: return true;
-    default: return nk->u.i == k->u.i;
+    default: return vm_v16_i(x) == k->u.i;
     }
+}
+
+/* Store key [k] of hash [h] into node [n] with its hash in the tag word (vm_node_tagword),
+ * one 16-byte store. */
+static inline void storekey(Node *n, const Value *k, uint32_t h) {
+    vm_V16 x = {(long long)k->u.i, (long long)vm_node_tagword(k->tt, h)};
+    vm_store16(&n->key, x);
+}
+
+/* The key of node [n] read whole, as a Value whose tag word's upper half is cleared (it
+ * leaves the table), and its hash in [*h]. */
+static inline Value nodekey(const Node *n, uint32_t *h) {
+    vm_V16 x = vm_load16(&n->key);
+    *h = vm_node_hash(x);
+    x[1] = (long long)(uint32_t)x[1];
+    Value v;
+    memcpy(&v, &x, sizeof v);
+    return v;
 }
 
 /* Float with an integer value (in range) to that integer. */
@@ -269,9 +289,9 @@ static Node *findkeyh(const TabNodes *b, const Value *k, uint32_t h) {
     uint32_t m = b->mask, i = h & m;
     for (uint32_t left = m + 1; left != 0; left--) {
         Node *n = (Node *)&b->n[i];
-        Value nk = vm_loadv(&n->key);
-        if (keyeq(&nk, k, h)) return n;
-        if (nk.tt == VT_NIL) return NULL;
+        vm_V16 nk = vm_load16(&n->key);
+        if (keyeq(nk, k, h)) return n;
+        if (vm_v16_tt(nk) == VT_NIL) return NULL;
         i = (i + 1) & m;
     }
     return NULL;
@@ -313,14 +333,14 @@ static TabNodes *newnodes(State *S, uint32_t cap, uint32_t weak) {
  * that; vm_table_check does not). */
 /* Inlined into resize_blocks: out of line (as the key filter's bit made it bigger) it cost
  * hash_table.lua 1 about 2% more instructions (callgrind: 17M of 872M). */
-__attribute__((always_inline)) static inline bool rawinsert(TabNodes *b, const Value *k, const Value *v) {
+__attribute__((always_inline)) static inline bool rawinsert(TabNodes *b, const Value *k, uint32_t h, const Value *v) {
     if (b->used >= b->limit) return false;
-    uint32_t h = keyhash(k), m = b->mask, i = h & m;
+    uint32_t m = b->mask, i = h & m;
     for (uint32_t left = m + 1; left != 0; left--) {
         Node *n = &b->n[i];
         if (n->key.tt == VT_NIL) {
             b->keys |= vm_table_keybit(h);   /* a private block: plain */
-            vm_storev(&n->key, *k);
+            storekey(n, k, h);
             n->val = *v;
             b->used++;
             b->live++;
@@ -372,6 +392,7 @@ static bool may_free_old_blocks(void) {
  * built before the table changes, so an allocation error leaves it intact, and readers on
  * other threads only ever see complete blocks. */
 static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fresh);
+static void release_block(const Table *t, void *blk, size_t bytes);
 static void resize(State *S, Table *t, uint32_t na, uint32_t nc) { resize_blocks(S, t, na, nc, false); }
 
 /* Between a resize's two publishing stores, t->node names (TabNodes.asize) a larger array
@@ -426,14 +447,15 @@ static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fre
             Value v = vm_loadv(&oa->v[k]);
             if (v.tt != VT_NIL) {
                 Value key = vm_int((vm_Integer)k + 1);
-                ok = rawinsert(b, &key, &v);
+                ok = rawinsert(b, &key, hashint(key.u.i), &v);
             }
         }
         for (uint32_t i = 0; i < onodes && ok; i++) {
             const Node *n = &ob->n[i];
             Value v = vm_loadv(&n->val);
             if (v.tt == VT_NIL) continue;   /* empty or dead */
-            Value key = vm_loadv(&n->key);
+            uint32_t h;
+            Value key = nodekey(n, &h);   /* its hash from the node: the key is not loaded */
             if (key.tt == VT_NIL) continue; /* cannot happen: keys are written first */
             if (key.tt == VT_INT && (vm_Unsigned)key.u.i - 1 < na) {
                 /* nil test: a racing store may have left the key in both parts; the array
@@ -441,7 +463,7 @@ static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fre
                 Value *d = &a->v[key.u.i - 1];
                 if (d->tt == VT_NIL) vm_storev(d, v);
             } else {
-                ok = rawinsert(b, &key, &v);
+                ok = rawinsert(b, &key, h, &v);
             }
         }
         if (ok) {
@@ -459,8 +481,8 @@ static void resize_blocks(State *S, Table *t, uint32_t na, uint32_t nc, bool fre
                    !__atomic_compare_exchange_n(&t->hmask, &m, b->mask, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
             }
             if (may_free_old_blocks()) {
-                if (a != oa && oa != EMPTYARR) gc_free(oa);
-                if (ob != EMPTYNODES) gc_free(ob);
+                if (a != oa && oa != EMPTYARR) release_block(t, oa, sizeof(TabArr) + (size_t)osize * sizeof(Value));
+                if (ob != EMPTYNODES) release_block(t, ob, sizeof(TabNodes) + (size_t)onodes * sizeof(Node));
             }
             return;
         }
@@ -566,13 +588,72 @@ static void rehash(State *S, Table *t, const Value *k) {
  * Creation
  * ====================================================================== */
 
+/* Small tables sized at creation (a constructor's hints) hold their parts in their own
+ * block, after the Table: [Table][TabArr][TabNodes], one allocation instead of up to three,
+ * and no Boehm slack byte per part (a two-field record {value = v, next = n}: 144 bytes
+ * instead of 48 + 112; a pair {l, r}: 96 instead of 48 + 64). The parts are ordinary
+ * blocks in every other respect: t->arr and t->node point at them (interior pointers, which
+ * Boehm recognises), they carry their own sizes, and a resize replaces them as it replaces
+ * any block, except that an inline block is never given back with gc_free (it is not a
+ * block of Boehm's): release_block() clears it instead while the old blocks may be given
+ * back, so the Table's block keeps no stale copy of a value the table no longer holds (the
+ * conservative scan would follow it: a weak table would keep what it should drop). Once
+ * threads have started, replaced inline parts keep their last contents until the table
+ * dies, as replaced separate blocks do until nobody points into them; so once threads have
+ * started, new tables get separate parts (a constructed table made weak would otherwise keep
+ * its first values for life: tests/programs/weak/constructed.lua under green threads). A
+ * table built inline before the first thread and made weak after it still keeps them.
+ * How much is inline is in h.extra (VM_TABINLINE_SHIFT): a block is inline exactly when it
+ * starts inside that extent; a separate block cannot, since it is another block of Boehm's.
+ * Parts larger than TABINLINE_MAX bytes stay separate: a table that grows past its
+ * constructor keeps its dead inline parts for life, so only small ones are worth it. */
+#define TABINLINE_MAX 512
+_Static_assert((TABINLINE_MAX / 16) << VM_TABINLINE_SHIFT <= 0xFFFF, "inline extent fits h.extra");
+
+static inline bool inlined(const Table *t, const void *blk) {
+    return (uintptr_t)blk - (uintptr_t)(t + 1) < (size_t)(t->h.extra >> VM_TABINLINE_SHIFT) * 16;
+}
+
+/* A part that [t] no longer uses, while no other thread can be reading it. */
+static void release_block(const Table *t, void *blk, size_t bytes) {
+    if (inlined(t, blk))
+        memset(blk, 0, bytes);
+    else
+        gc_free(blk);
+}
+
 /* The blocks are allocated before the Table, so that an allocation error leaves nothing
  * half built, and stored with plain stores: no other thread can see the table yet (it is
  * published by a later store of its pointer, which vm_storev orders after these). */
 Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     if (narr > (1u << MAXABITS)) vm_runerror(S, "table overflow");
+    uint32_t cap = capfor(S, nhash);
+    size_t abytes = narr != 0 ? sizeof(TabArr) + (size_t)narr * sizeof(Value) : 0;
+    size_t nbytes = cap != 0 ? sizeof(TabNodes) + (size_t)cap * sizeof(Node) : 0;
+    if (abytes + nbytes != 0 && abytes + nbytes <= TABINLINE_MAX &&
+        !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
+        Table *t = vm_alloc(S, sizeof(Table) + abytes + nbytes);   /* scanned, zeroed */
+        TabArr *a = EMPTYARR;
+        TabNodes *b = EMPTYNODES;
+        if (narr != 0) {
+            a = (TabArr *)(t + 1);
+            a->size = narr;
+        }
+        if (cap != 0) {
+            b = (TabNodes *)((char *)(t + 1) + abytes);
+            b->mask = cap - 1;
+            b->limit = hlimit(cap);
+            b->asize = narr;
+        }
+        t->h.type = VT_TABLE;
+        t->h.extra = (uint16_t)(((abytes + nbytes) / 16) << VM_TABINLINE_SHIFT);
+        t->arr = a;
+        t->node = b;
+        t->hmask = b->mask;
+        return t;
+    }
     TabArr *a = newarr(S, narr, 0);
-    TabNodes *b = newnodes(S, capfor(S, nhash), 0);
+    TabNodes *b = newnodes(S, cap, 0);
     if (b != EMPTYNODES) b->asize = narr;
     Table *t = vm_alloc(S, sizeof(Table));   /* scanned, zeroed: no metatable */
     t->h.type = VT_TABLE;
@@ -696,12 +777,12 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
     uint32_t m = b->mask, i = h & m;   /* the block's own: this may store into it */
     for (uint32_t left = m + 1; left != 0; left--) {
         Node *n = &b->n[i];
-        Value nk = vm_loadv(&n->key);
-        if (nk.tt == VT_NIL) {
+        vm_V16 nk = vm_load16(&n->key);
+        if (vm_v16_tt(nk) == VT_NIL) {
             empty = n;
             break;
         }
-        if (keyeq(&nk, k, h)) {
+        if (keyeq(nk, k, h)) {
             if (n->val.tt == VT_NIL) {            /* dead key comes back */
                 if (val->tt == VT_NIL) return;
                 RADD(b->live, 1);
@@ -722,7 +803,7 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
      * recycled), and the dead nodes go at the next rehash. */
     if (tomb != NULL && !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
         setkeybit(b, h);
-        vm_storev(&tomb->key, *k);
+        storekey(tomb, k, h);
         vm_copyv(&tomb->val, val);
         RADD(b->live, 1);
         return;
@@ -735,7 +816,7 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
         return;
     }
     setkeybit(b, h);
-    vm_storev(&empty->key, *k);
+    storekey(empty, k, h);
     vm_copyv(&empty->val, val);
     RADD(b->used, 1);
     RADD(b->live, 1);
@@ -901,10 +982,37 @@ static inline bool canonical(const TabArr *a, const TabNodes *b, uint32_t i, con
     return (h & b->mask) == i || findkeyh(b, k, h) == &b->n[i];
 }
 
+/* Where the last traversal step of this native thread left the hash part: block [b], node
+ * [i]. The generic for hands next() the key it returned, and finding that key again is a
+ * probe to a random node (a cache miss in a large table), plus canonical()'s own probe:
+ * on hash_table.lua, pairs over 100,000 keys took ~240 ns a key. The hint is checked, never
+ * trusted: it is used only when [b] is the table's current block and node [i] holds this
+ * very key (same tag and payload; a dead key still does, so clearing fields during the
+ * traversal keeps the hint), and only while a single thread runs VM code: keys are then
+ * unique in a block, so that node is the one findkey would return. With threads, racing
+ * insertions may duplicate a key and the full search decides (canonical()). A stale
+ * pointer here is harmless: it is compared, and node i read only when it is the live block. */
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+    const TabNodes *b;
+    uint32_t i;
+} nexthint;
+
+static inline bool single_thread(void) { return !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED); }
+
 bool vm_table_next(State *S, Table *t, Value *key, Value *val) {
     const TabArr *a = vm_table_arr(t);
     const TabNodes *b = vm_table_nodes(t);
-    uint64_t i = nextindex(S, a, b, key);
+    bool single = single_thread();
+    uint64_t i;
+    if (single && nexthint.b == b && nexthint.i <= b->mask && key->tt != VT_NIL) {
+        Value hk = vm_loadv(&b->n[nexthint.i].key);
+        if (hk.tt == key->tt && hk.u.i == key->u.i)
+            i = (uint64_t)a->size + nexthint.i + 1;
+        else
+            i = nextindex(S, a, b, key);
+    } else {
+        i = nextindex(S, a, b, key);
+    }
     for (; i < a->size; i++) {
         Value v = vm_loadv(&a->v[i]);
         if (v.tt != VT_NIL) {
@@ -917,8 +1025,12 @@ bool vm_table_next(State *S, Table *t, Value *key, Value *val) {
         const Node *n = &b->n[i];
         Value v = vm_loadv(&n->val);
         if (v.tt != VT_NIL) {
-            Value k = vm_loadv(&n->key);
-            if (!canonical(a, b, (uint32_t)i, &k)) continue;
+            uint32_t kh;
+            Value k = nodekey(n, &kh);
+            /* single thread: no duplicates, no array key left in the hash part */
+            if (!single && !canonical(a, b, (uint32_t)i, &k)) continue;
+            nexthint.b = b;
+            nexthint.i = (uint32_t)i;
             *key = k;
             *val = v;
             return true;
@@ -991,6 +1103,7 @@ const char *vm_table_check(const Table *t) {
         /* reachable from its home node, and the first node with that key (no duplicate) */
         if (findkey(b, k) != n) return "key unreachable from its home node, or duplicated";
         if (!(b->keys & vm_table_keybit(keyhash(k)))) return "key without its bit in the block's key filter";
+        if (vm_node_hash(vm_load16(k)) != keyhash(k)) return "node key without its hash in the tag word";
     }
     if (used != b->used) return "'used' does not match the nodes";
     if (live != b->live) return "'live' does not match the nodes";

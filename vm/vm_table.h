@@ -67,17 +67,26 @@ static inline bool vm_table_maybe_has(const TabNodes *b, uint32_t h) {
 }
 
 uint32_t vm_string_hash(String *s);
+/* Node keys carry their key's hash (keyhash in vm_table.c; for a string, its cached hash) in
+ * the upper half of the tag word, bytes 12..15 of the key Value, which Values elsewhere leave
+ * zero. It is written with the key in the key's one 16-byte store, so a reader's copy has the
+ * key and its hash from the same store. A probe then tells another key from its own by the
+ * tag word alone, without loading the other key's String (in a large table every node of the
+ * cluster passed over cost a cache miss: on hash_table.lua half the time of insertion went
+ * to that load), and a rehash places keys without loading them. A key taken out of a node
+ * (next()) leaves with the word's upper half cleared (vm_table.c, nodekey). */
+static inline uint64_t vm_node_tagword(uint32_t tt, uint32_t h) { return (uint64_t)h << 32 | tt; }
+static inline uint32_t vm_node_hash(vm_V16 k) { return (uint32_t)((uint64_t)k[1] >> 32); }
 /* What node [n] holds for string [s] of hash [h]: 2 s itself, 1 a String of the same bytes,
  * 0 another key, -1 no key (the end of a probe). The key is loaded whole, its copy inspected. */
 __attribute__((always_inline)) static inline int vm_node_strkey(const Node *n, String *s, uint32_t h) {
     vm_V16 k = vm_load16(&n->key);
-    uint32_t tt = vm_v16_tt(k);
-    if (tt == VT_STR) {
+    if ((uint64_t)k[1] == vm_node_tagword(VT_STR, h)) {
         const String *ks = vm_v16_p(k);
         if (ks == s) return 2;
-        return vm_str_cachedhash(ks) == h && ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0;
+        return ks->len == s->len && memcmp(ks->data, s->data, s->len) == 0;
     }
-    return tt == VT_NIL ? -1 : 0;
+    return vm_v16_tt(k) == VT_NIL ? -1 : 0;
 }
 /* The probe of block [b] for string [s] (hash [h]) with mask [m]: linear from h & m, a node
  * with a nil key ends it, at most m + 1 nodes. The key's value slot, or NULL; with [pos], a

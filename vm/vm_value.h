@@ -240,7 +240,9 @@ static inline uint32_t vm_str_cachedhash(const String *s) { return __atomic_load
  * of the array part loads the block pointer once and takes its bound from that block; a
  * lookup in the hash part uses Table.hmask, which never exceeds the mask of a node block
  * loaded after it (the hash part only grows). Neither pointer is ever NULL: an absent part
- * is a shared static empty block. */
+ * is a shared static empty block. A part may also sit inside the Table's own GC block, right
+ * after the Table (small tables sized at creation: vm_table_new, VM_TABINLINE_SHIFT); it is
+ * read and replaced as any other block, never given back with gc_free. */
 typedef struct Node {
     Value key;
     Value val;
@@ -285,6 +287,10 @@ typedef struct TabNodes {
 #define VM_WEAKK 1u
 #define VM_WEAKV 2u
 #define VM_TOFINALIZE 4u
+/* Table h.extra >> VM_TABINLINE_SHIFT: how many 16-byte units of parts the Table's own
+ * block holds after the Table (vm_table_new: small tables sized at creation), 0 for none.
+ * Set at creation, never changed (the other bits are changed by read-modify-writes). */
+#define VM_TABINLINE_SHIFT 4
 #define VM_WEAKARR 0xA7A70000u
 #define VM_WEAKNODES 0xB0DE0000u
 #define VM_WEAKMAGIC 0xFFFF0000u
@@ -379,9 +385,16 @@ typedef int (*CFunction)(struct State *S);
  * not keep, in slots they never write, addresses that earlier calls left there (Boehm scans
  * them conservatively: a dead object would survive every explicit collection). */
 #define VM_CF_SCRUB 1u
+/* CClosure h.flags, the coroutine library's switching functions (at most one of them):
+ * vm_precall and jit_call call them through vm_coro_precall (vm_coro.c), one C frame for
+ * the call, the library function's work and the switch. */
+#define VM_CF_CORO_RESUME 2u /* coroutine.resume */
+#define VM_CF_CORO_YIELD 4u  /* coroutine.yield */
+#define VM_CF_CORO_WRAP 8u   /* a function made by coroutine.wrap (upvalue 1: the coroutine) */
+#define VM_CF_CORO (VM_CF_CORO_RESUME | VM_CF_CORO_YIELD | VM_CF_CORO_WRAP)
 
 typedef struct CClosure {
-    ObjHeader h;           /* h.extra: number of upvalues; h.flags: VM_CF_SCRUB */
+    ObjHeader h;           /* h.extra: number of upvalues; h.flags: VM_CF_SCRUB, VM_CF_CORO_* */
     CFunction f;
     const char *name;      /* static string used in "bad argument #1 to 'name'" */
     Value upvals[];

@@ -86,11 +86,18 @@ def main():
     # the cached probes fail at least once (each miss reason counted by -Xstats), with the
     # output the interpreter and lua5.4 give.
     here = os.path.dirname(os.path.abspath(__file__))
-    icprog = os.path.join(here, "..", "programs", "metatables", "inline_caches")
-    with open(icprog + ".expected") as f:
-        expected = f.read()
-    r = run("-Xjit=on", "-Xstats", icprog + ".lua")
-    check(r.code == 0 and r.out == expected, "inline_caches.lua under -Xstats prints its expectation")
+
+    def run_expected(folder, name):
+        # tests/programs/<folder>/<name>.lua under -Xjit=on -Xstats, checked against its
+        # .expected; the run, for its stderr
+        prog = os.path.join(here, "..", "programs", folder, name)
+        with open(prog + ".expected") as f:
+            expected = f.read()
+        r = run("-Xjit=on", "-Xstats", prog + ".lua")
+        check(r.code == 0 and r.out == expected, "%s.lua under -Xstats prints its expectation" % name)
+        return r
+
+    r = run_expected("metatables", "inline_caches")
     m = re.search(r"^\[stats\] jit: (\d+) field sites with an inline cache; misses: (.*); stepped (\d+)$", r.err, re.M)
     check(m is not None, "-Xstats reports the inline caches (got %r)" % r.err[-400:])
     if m:
@@ -99,6 +106,15 @@ def main():
             name, _, n = reason.rpartition(" ")
             check(int(n) > 0, "inline_caches.lua makes the guard '%s' fail (%s)" % (name, m.group(2)))
         check(int(m.group(3)) > 0, "reads the caches cannot answer are stepped")
+
+    # Known types (jit/jit_types.c): known_types.lua rewrites registers whose types compiled
+    # code knows (debug.setlocal from metamethods that steps run), so guarded entries fail
+    # and step, with the output the interpreter and lua5.4 give.
+    r = run_expected("numbers", "known_types")
+    m = re.search(r"^\[stats\] jit: guarded entries failed (\d+)$", r.err, re.M)
+    check(m is not None and int(m.group(1)) > 0, "known_types.lua makes guarded entries fail (got %r)" % r.err[-300:])
+    r = run("-Xjit=on", "-Xdump=jit", os.path.join(here, "..", "programs", "numbers", "known_types.lua"))
+    check("; known: R" in r.err, "-Xdump=jit shows the known types")
 
     for f in failures:
         print("FAIL: " + f)

@@ -554,6 +554,7 @@ typedef struct ConsControl {
     int nh;       /* record items */
     int na;       /* list items already stored */
     int tostore;  /* list items pending */
+    int multret;  /* 1: the last list item is a call or '...' (SETLIST stores all it gives) */
 } ConsControl;
 
 static void recfield(Parser *p, ConsControl *cc) {
@@ -590,6 +591,7 @@ static void lastlistfield(FuncState *fs, ConsControl *cc) {
         vm_code_setmultret(fs, &cc->v);
         vm_code_setlist(fs, cc->t->u.info, cc->na, -1);
         cc->na--;
+        cc->multret = 1;
     } else {
         if (cc->v.k != VVOID) vm_code_exp2nextreg(fs, &cc->v);
         vm_code_setlist(fs, cc->t->u.info, cc->na, cc->tostore);
@@ -624,7 +626,7 @@ static void constructor(Parser *p, ExpDesc *t) {
     int line = p->ls.t.line;
     int pc = vm_code_abc(fs, OP_NEWTABLE, 0, 0, 0, 0);
     ConsControl cc;
-    cc.na = cc.nh = cc.tostore = 0;
+    cc.na = cc.nh = cc.tostore = cc.multret = 0;
     cc.t = t;
     init_exp(t, VNONRELOC, fs->freereg);
     vm_code_reserveregs(fs, 1);
@@ -637,7 +639,12 @@ static void constructor(Parser *p, ExpDesc *t) {
     } while (testnext(p, ',') || testnext(p, ';'));
     check_match(p, '}', '{', line);
     lastlistfield(fs, &cc);
-    vm_code_settablesize(fs, pc, t->u.info, cc.na, cc.nh);
+    /* The array hint counts a multiple-value last item as one value (luac counts it as
+     * none): `{f(), g()}` then gets its final two slots at NEWTABLE instead of one slot
+     * that SETLIST replaces at once (binary_trees builds every tree node so; vm_table_new
+     * keeps small parts inside the table's block, where a replaced part stays dead space).
+     * A call that returns nothing leaves one slot unused. */
+    vm_code_settablesize(fs, pc, t->u.info, cc.na + cc.multret, cc.nh);
 }
 
 /* --- functions --- */

@@ -48,15 +48,7 @@ static int co_resume(State *S) {
 static int co_yield(State *S) { return vm_coro_transfer(S, NULL, vm_gettop(S), NULL); }
 
 static int wrap_after(State *S, State *co, int n) {
-    if (n < 0) {
-        Value e = S->top[-1];
-        if (e.tt == VT_STR && co->costatus_err != VM_ERRMEM) {
-            /* Add the position of the caller, as lua5.4's wrap does. */
-            CallInfo *ci = S->ci->prev;
-            if (ci && !(ci->callstatus & CIST_C) && ci != &S->base_ci) e = vm_str(vm_add_position(S, ci, e.u.s));
-        }
-        vm_error_value(S, e);
-    }
+    if (n < 0) vm_coro_wrap_error(S, co);
     return n;
 }
 
@@ -68,6 +60,7 @@ static int auxwrap(State *S) {
 static int co_wrap(State *S) {
     co_create(S);
     CClosure *f = vm_newcfunction(S, auxwrap, "wrap", 1);
+    f->h.flags |= VM_CF_CORO_WRAP;
     f->upvals[0] = S->top[-1];
     vm_push(S, vm_cfunc(f));
     return 1;
@@ -140,6 +133,10 @@ static const LibReg colib[] = {
 
 void vm_open_coroutine(State *S) {
     Table *t = vm_newlib(S, colib);
+    /* resume and yield: their calls take vm_coro_precall's one frame (vm_value.h) */
+    Value tv = vm_table(t);
+    vm_getfield(S, &tv, "resume").u.cf->h.flags |= VM_CF_CORO_RESUME;
+    vm_getfield(S, &tv, "yield").u.cf->h.flags |= VM_CF_CORO_YIELD;
     vm_setglobal(S, "coroutine", vm_table(t));
     if (S->g->loaded) vm_setfield(S, S->g->loaded, "coroutine", vm_table(t));
 }

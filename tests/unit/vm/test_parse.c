@@ -317,10 +317,15 @@ static void test_vm_compile_table_constructors(void **state) {
     Proto *p = compile("local t = {1, 2, 3, x = 1, [10] = 2, f()}");
     Instr nt = instr_of(p, OP_NEWTABLE);
     assert_int_equal(vm_b(nt), 2); /* hash hint */
-    assert_int_equal(vm_c(nt), 3); /* array hint */
+    assert_int_equal(vm_c(nt), 4); /* array hint: the call counts as one value (luac: 3) */
     Instr sl = instr_of(p, OP_SETLIST);
     assert_int_equal(vm_b(sl), 0); /* up to the top: the call's results */
     assert_int_equal(vm_c(sl), 0);
+    /* a call that is not last gives one value; a last name is not multiple */
+    assert_int_equal(vm_c(instr_of(compile("local t = {f(), f()}"), OP_NEWTABLE)), 2);
+    assert_int_equal(vm_c(instr_of(compile("local t = {f(), g}"), OP_NEWTABLE)), 2);
+    assert_int_equal(vm_c(instr_of(compile("local t = {(f())}"), OP_NEWTABLE)), 1);
+    assert_int_equal(vm_c(instr_of(compile("local t = {x = 1}"), OP_NEWTABLE)), 0);
     /* 120 items: SETLISTs of 50, 50, 20 with C = items already stored */
     char src[1024] = "local t = {";
     for (int i = 0; i < 120; i++) strcat(src, "1,");
