@@ -16,6 +16,8 @@ prints (small.expected), then feeds tandem corrupted variants of the file:
                      a run that does not finish within --timeout seconds is killed and
                      counted as a timeout, which is acceptable (a changed jump can make a
                      verified program loop forever) and reported.
+A file that must be refused but timed out while --jobs runs shared the machine is run once
+more, alone, after the others; that second outcome is its verdict (a real hang fails it).
 
 The empty file is a special case: a file without the bytecode signature is Lua source, and
 an empty chunk is a valid program, so tandem may either run it (exit 0, no output) or
@@ -403,20 +405,31 @@ def main():
             return c, run_tandem(args, c.path, args.timeout, args.mem_mb)
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-            for c, o in ex.map(one, cases):
-                why = judge(c, o)
-                if o.timed_out:
-                    counts["timeouts"] += 1
-                elif o.status == 1 and len(o.lines()) == 1 and not o.stdout:
-                    counts["refused"] += 1
-                else:
-                    counts["ran"] += 1
-                if why is None:
-                    passed += 1
-                else:
-                    failed += 1
-                    failures.append(c)
-                    print("FAIL: %s: %s" % (c.name, why))
+            outcomes = list(ex.map(one, cases))
+        for c, o in outcomes:
+            why = judge(c, o)
+            if why == "timed out":
+                # A file that must be refused was not, within the limit, while --jobs runs
+                # shared the machine. In two integration runs a burst of consecutive
+                # truncated files "timed out" together under a load average of 8-14, each
+                # refused in 0.04 s by hand. Run it once more, alone: a real hang times out
+                # again and fails; a refusal now is the verdict that counts.
+                again = run_tandem(args, c.path, args.timeout, args.mem_mb)
+                print("note: %s timed out beside other runs; alone: %s"
+                      % (c.name, "timed out" if again.timed_out else "exit %d" % again.status))
+                o, why = again, judge(c, again)
+            if o.timed_out:
+                counts["timeouts"] += 1
+            elif o.status == 1 and len(o.lines()) == 1 and not o.stdout:
+                counts["refused"] += 1
+            else:
+                counts["ran"] += 1
+            if why is None:
+                passed += 1
+            else:
+                failed += 1
+                failures.append(c)
+                print("FAIL: %s: %s" % (c.name, why))
         if args.keep and failures:
             os.makedirs(args.keep, exist_ok=True)
             for c in failures:
