@@ -222,7 +222,7 @@ void jit_print_stats(FILE *out) {
     for (int w = 0; w < IC_MISS_N; w++)
         fprintf(out, "%s %s %llu", w ? "," : "", ic_why[w], (unsigned long long)__atomic_load_n(&ic_missed[w], __ATOMIC_RELAXED));
     fprintf(out, "; stepped %llu\n", (unsigned long long)__atomic_load_n(&ic_stepped, __ATOMIC_RELAXED));
-    jit_types_print_stats(out); /* numjit: the known types' guarded entries (jit_types.c) */
+    jit_types_print_stats(out); /* the known types' guarded entries (jit_types.c) */
 }
 
 /* Positions found by a lookup, stored where they changed (relaxed: any thread may be storing

@@ -88,7 +88,7 @@ static void loop_back(Comp *c, int pc, Instr i) {
 void tpl_forloop(Comp *c, Asm *a, Proto *p, int pc, Instr i, int ra) {
     /* integer loops only; R[A+1] counts the iterations left (vm_opcodes.h) */
     int done = pc + 1;
-    if (jit_kt(c, pc, ra + 2) != KT_INT) { /* known types (jit_types.c, numjit's hunk) */
+    if (jit_kt(c, pc, ra + 2) != KT_INT) { /* the step tested unless known (jit_types.c) */
         INS2(a, CMP, TAG(ra + 2), I(VT_INT));
         JMP(a, JNZ, STEP(c, pc));
     }

@@ -254,9 +254,6 @@ int jit_entry(Comp *c, int pc) {
     return L(c, pc);
 }
 
-/* The guarded entry of [pc]: every fact tested, then the template; a fact that does not hold
- * steps the instruction (counted, as its template would have counted it), which goes on at
- * the next pc's guarded entry. Numbers: VT_INT and VT_FLOAT are consecutive tags. */
 /* -Xstats: guarded entries that failed (incremented by compiled code without a lock: other
  * threads' increments may be lost, it is a count for tests and the curious). */
 static uint64_t guard_fails;
@@ -266,6 +263,9 @@ void jit_types_print_stats(FILE *out) {
             (unsigned long long)__atomic_load_n(&guard_fails, __ATOMIC_RELAXED));
 }
 
+/* The guarded entry of [pc]: every fact tested, then the template; a fact that does not hold
+ * steps the instruction (counted, as its template would have counted it), which goes on at
+ * the next pc's guarded entry. Numbers: VT_INT and VT_FLOAT are consecutive tags. */
 void jit_emit_guards(Comp *c) {
     if (c->guard == NULL) return;
     Asm *a = &c->a;

@@ -13,24 +13,11 @@
  * Calls
  * ====================================================================== */
 
-/* Move [nres] results starting at [first] to [res], adjusted to [wanted]; sets the top. */
-static inline void moveresults(State *S, Value *res, Value *first, int nres, int wanted) {
-    if (wanted == VM_MULTRET) {
-        for (int i = 0; i < nres; i++) res[i] = first[i];
-        S->top = res + nres;
-        return;
-    }
-    int i = 0;
-    for (; i < wanted && i < nres; i++) res[i] = first[i];
-    for (; i < wanted; i++) res[i].tt = VT_NIL;
-    S->top = res + wanted;
-}
-
 void vm_poscall(State *S, CallInfo *ci, int nres) {
     Value *res = ci->func;
     if (!(ci->callstatus & CIST_C) && ci->nextra >= 0 && res->u.lf->p->is_vararg)
         res -= ci->nextra + res->u.lf->p->numparams + 1;
-    moveresults(S, res, S->top - nres, nres, ci->nresults);
+    vm_moveresults(S, res, S->top - nres, nres, ci->nresults);
     S->ci = ci->prev;
 }
 

@@ -318,12 +318,8 @@ __attribute__((noinline, noclone)) CallInfo *vm_coro_precall(State *S, Value *fu
     }
 done:
     if (__builtin_expect(S->hookmask != 0, 0)) vm_hook_return(S, ci, (int)(S->top - n - ci->func), n);
-    /* vm_poscall's move to ci->func, adjusted to nresults */
-    Value *res = ci->func, *first = S->top - n;
-    int wanted = nresults == VM_MULTRET ? n : nresults, i = 0;
-    for (; i < wanted && i < n; i++) res[i] = first[i];
-    for (; i < wanted; i++) res[i].tt = VT_NIL;
-    S->top = res + wanted;
+    /* vm_poscall's work for a C frame */
+    vm_moveresults(S, ci->func, S->top - n, n, nresults);
     S->ci = ci->prev;
     return NULL;
 }

@@ -23,6 +23,20 @@ static inline CallInfo *vm_next_ci(State *S) {
     return S->ci->next ? S->ci->next : vm_extend_ci(S);
 }
 
+/* Move [nres] results starting at [first] to [res], adjusted to [wanted] (VM_MULTRET: all of
+ * them); sets the top. vm_poscall's move, and vm_coro_precall's. */
+static inline void vm_moveresults(State *S, Value *res, Value *first, int nres, int wanted) {
+    if (wanted == VM_MULTRET) {
+        for (int i = 0; i < nres; i++) res[i] = first[i];
+        S->top = res + nres;
+        return;
+    }
+    int i = 0;
+    for (; i < wanted && i < nres; i++) res[i] = first[i];
+    for (; i < wanted; i++) res[i].tt = VT_NIL;
+    S->top = res + wanted;
+}
+
 /* The frame record of a call of the C function at [func] (its arguments up to S->top), made
  * S->ci and returned (its func is [func], wherever the stack now is): precall_c's and
  * vm_coro_precall's. Finalizers the collector queued run first, at a call of a C function:

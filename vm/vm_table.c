@@ -370,7 +370,7 @@ void vm_table_threads_started(void) { __atomic_store_n(&vm_threads_started_flag,
  * means that threads were started without vm_table_threads_started: from then on nothing
  * is freed (frees made before that moment stay a bug of the caller). */
 static bool may_free_old_blocks(void) {
-    if (__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) return false;
+    if (vm_table_threads_have_started()) return false;
     static pthread_t first;
     static int have_first;   /* 0 none, 1 being set, 2 set */
     int expect = 0;
@@ -631,7 +631,7 @@ Table *vm_table_new(State *S, uint32_t narr, uint32_t nhash) {
     size_t abytes = narr != 0 ? sizeof(TabArr) + (size_t)narr * sizeof(Value) : 0;
     size_t nbytes = cap != 0 ? sizeof(TabNodes) + (size_t)cap * sizeof(Node) : 0;
     if (abytes + nbytes != 0 && abytes + nbytes <= TABINLINE_MAX &&
-        !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
+        !vm_table_threads_have_started()) {
         Table *t = vm_alloc(S, sizeof(Table) + abytes + nbytes);   /* scanned, zeroed */
         TabArr *a = EMPTYARR;
         TabNodes *b = EMPTYNODES;
@@ -801,7 +801,7 @@ static void hashset(State *S, Table *t, const Value *k, uint32_t h, const Value 
     /* Reuse a dead node ('used' does not change) only while one thread runs VM code. Once
      * threads may race, a node's key never changes in its block ("Races": keys are never
      * recycled), and the dead nodes go at the next rehash. */
-    if (tomb != NULL && !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED)) {
+    if (tomb != NULL && !vm_table_threads_have_started()) {
         setkeybit(b, h);
         storekey(tomb, k, h);
         vm_copyv(&tomb->val, val);
@@ -997,12 +997,10 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
     uint32_t i;
 } nexthint;
 
-static inline bool single_thread(void) { return !__atomic_load_n(&vm_threads_started_flag, __ATOMIC_RELAXED); }
-
 bool vm_table_next(State *S, Table *t, Value *key, Value *val) {
     const TabArr *a = vm_table_arr(t);
     const TabNodes *b = vm_table_nodes(t);
-    bool single = single_thread();
+    bool single = !vm_table_threads_have_started();
     uint64_t i;
     if (single && nexthint.b == b && nexthint.i <= b->mask && key->tt != VT_NIL) {
         Value hk = vm_loadv(&b->n[nexthint.i].key);
